@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# dm-fault: build the modules for every installed Debian kernel, the
+# dmfault tool, and run the tests, the demo, the lint gates and benchmarks.
+#
+#   make            modules for each kernel in /lib/modules + tools/dmfault
+#   make check      host unit tests, fuzz smoke, VM suites on every kernel
+#   make demo       a fault device under fio in a VM, with its statistics
+#   make lint       checkpatch --strict, sparse (C=1), W=1: warnings are errors
+#   make bench      side-by-side ratios under QEMU -icount
+#   make clean
+#
+# KVERS=... restricts the kernels (default: every /lib/modules/*/build).
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+KVERS ?= $(shell for d in /lib/modules/*/build; do \
+		[ -e "$$d/Makefile" ] && basename "$$(dirname "$$d")"; done 2>/dev/null | sort -V)
+SRCS := Kbuild lib drivers mm include
+
+.PHONY: all modules tools check unit fuzz vmtest demo lint bench clean deps
+
+all: modules tools
+
+deps-%:
+	@scripts/deps.sh $*
+
+# One shadow tree per kernel (symlinks to the sources) so that the objects
+# of two kernels never overwrite each other.
+modules: deps-build
+	@[ -n "$(KVERS)" ] || { echo "no kernel headers in /lib/modules/*/build" >&2; exit 1; }
+	@set -e; for k in $(KVERS); do \
+		echo "  MODULES $$k"; \
+		s=$(TOP)/build/$$k/src; mkdir -p $$s; \
+		cp -rsf $(addprefix $(TOP)/,$(SRCS)) $$s/; \
+		$(MAKE) -s -C /lib/modules/$$k/build M=$$s $(KBUILD_OPTS) modules; \
+		cp $$s/*.ko $(TOP)/build/$$k/; \
+	done
+
+tools: deps-build
+	@$(MAKE) -s -C tools/dmfault
+
+unit: deps-check
+	@$(MAKE) -s -C tests/unit check
+
+fuzz: deps-check
+	@$(MAKE) -s -C tests/fuzz run
+
+check: deps-check
+	@$(MAKE) -s modules tools
+	@tests/check $(KVERS)
+
+demo: deps-check
+	@$(MAKE) -s modules tools
+	@tests/vm/run --kernel $(lastword $(KVERS)) --disk 512M -- tests/demo.sh
+
+lint: deps-lint
+	@scripts/lint.sh $(KVERS)
+
+bench: deps-bench
+	@$(MAKE) -s modules tools
+	@bench/run $(KVERS)
+
+clean:
+	rm -rf build
+	-@$(MAKE) -s -C tools/dmfault clean
+	-@$(MAKE) -s -C tests/unit clean
+	-@$(MAKE) -s -C tests/fuzz clean

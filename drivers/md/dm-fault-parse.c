@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-fault rule text: parse "<action>[:<key>=<value>,...]" into a struct
+ * dmf_rule_cfg and print it back so that the printed text parses to the same
+ * configuration.  No block-layer types here: the host tests build this file.
+ */
+#include "dm-fault-rule.h"
+
+#define DMF_RULE_MAX_LEN	256
+
+static const char * const dmf_op_names[DMF_NR_OPS + 1] = {
+	[DMF_OP_READ] = "read",
+	[DMF_OP_WRITE] = "write",
+	[DMF_OP_FLUSH] = "flush",
+	[DMF_OP_DISCARD] = "discard",
+	[DMF_OP_WRITE_ZEROES] = "write-zeroes",
+	[DMF_OP_OTHER] = "other",
+	[DMF_NR_OPS] = "fua",
+};
+
+static const char * const dmf_action_names[DMF_NR_ACTIONS] = {
+	[DMF_ACT_ERROR] = "error",
+	[DMF_ACT_DROP] = "drop",
+};
+
+/* Canonical names first; errno spellings are accepted as aliases. */
+static const struct {
+	const char *name;
+	const char *alias;
+} dmf_status_names[DMF_NR_STATUS] = {
+	[DMF_STS_OK] = { "ok", "success" },
+	[DMF_STS_IOERR] = { "eio", "ioerr" },
+	[DMF_STS_NOSPC] = { "enospc", "nospc" },
+	[DMF_STS_TIMEOUT] = { "etimedout", "timeout" },
+	[DMF_STS_MEDIUM] = { "medium", "enodata" },
+	[DMF_STS_TRANSPORT] = { "enolink", "transport" },
+	[DMF_STS_NOTSUPP] = { "eopnotsupp", "notsupp" },
+	[DMF_STS_AGAIN] = { "eagain", "again" },
+	[DMF_STS_PROTECTION] = { "eilseq", "protection" },
+	[DMF_STS_TARGET] = { "eremoteio", "target" },
+	[DMF_STS_RESOURCE] = { "enomem", "resource" },
+};
+
+const char *dmf_op_name(unsigned int op)
+{
+	return op <= DMF_NR_OPS ? dmf_op_names[op] : "?";
+}
+
+const char *dmf_action_name(enum dmf_action action)
+{
+	return action < DMF_NR_ACTIONS ? dmf_action_names[action] : "?";
+}
+
+const char *dmf_status_name(enum dmf_status status)
+{
+	return status < DMF_NR_STATUS ? dmf_status_names[status].name : "?";
+}
+
+int dmf_rule_cfg_init(struct dmf_rule_cfg *cfg)
+{
+	int r;
+
+	memset(cfg, 0, sizeof(*cfg));
+	r = dmf_attr_init(&cfg->attr, "rule");
+	if (r)
+		return r;
+	/* A rule fires on every bio it matches unless told otherwise. */
+	dmf_prob_set(&cfg->attr.prob, 1, 1);
+	cfg->enabled = true;
+	cfg->opmask = DMF_OPM_ANY;
+	cfg->last = U64_MAX;
+	cfg->max_bytes = U32_MAX;
+	cfg->status = DMF_STS_IOERR;
+	return 0;
+}
+
+void dmf_rule_cfg_destroy(struct dmf_rule_cfg *cfg)
+{
+	dmf_attr_destroy(&cfg->attr);
+}
+
+static int dmf_parse_u64(const char *s, u64 *v)
+{
+	return kstrtou64(s, 0, v) ? -EINVAL : 0;
+}
+
+static int dmf_parse_u32(const char *s, u32 *v)
+{
+	u64 x;
+
+	if (dmf_parse_u64(s, &x) || x > U32_MAX)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+/* Bytes with an optional binary unit: 4096, 4k, 1m, 1g. */
+static int dmf_parse_bytes(const char *s, u32 *v)
+{
+	char num[24];
+	size_t n = strlen(s);
+	unsigned int shift = 0;
+	u64 x;
+
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	}
+	if (shift)
+		num[n - 1] = '\0';
+	if (kstrtou64(num, 10, &x) || x > (U32_MAX >> shift))
+		return -EINVAL;
+	*v = x << shift;
+	return 0;
+}
+
+/* "A-B" or "A" (a single value); for sizes "A-" leaves B as it is. */
+static int dmf_parse_range(char *s, bool bytes, u64 *a, u64 *b)
+{
+	char *dash = strchr(s, '-');
+	u32 a32, b32;
+	int r;
+
+	if (dash)
+		*dash++ = '\0';
+	if (bytes) {
+		r = dmf_parse_bytes(s, &a32);
+		if (!r && dash && *dash)
+			r = dmf_parse_bytes(dash, &b32);
+		else
+			b32 = dash ? U32_MAX : a32;
+		*a = a32;
+		*b = b32;
+	} else {
+		r = dmf_parse_u64(s, a);
+		if (!r && dash)
+			r = dmf_parse_u64(dash, b);
+		else
+			*b = *a;
+	}
+	if (r || *a > *b)
+		return -EINVAL;
+	return 0;
+}
+
+static int dmf_parse_ops(char *s, unsigned int *mask)
+{
+	unsigned int m = 0, i;
+	char *tok;
+
+	while ((tok = strsep(&s, "+")) != NULL) {
+		if (!strcmp(tok, "any")) {
+			m |= DMF_OPM_ANY;
+			continue;
+		}
+		for (i = 0; i <= DMF_NR_OPS; i++)
+			if (!strcmp(tok, dmf_op_names[i]))
+				break;
+		if (i > DMF_NR_OPS)
+			return -EINVAL;
+		m |= 1U << i;
+	}
+	*mask = m;
+	return 0;
+}
+
+static int dmf_parse_status(const char *s, enum dmf_status *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < DMF_NR_STATUS; i++) {
+		if (!strcmp(s, dmf_status_names[i].name) ||
+		    !strcmp(s, dmf_status_names[i].alias)) {
+			*st = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int dmf_rule_kv(struct dmf_rule_cfg *cfg, const char *key, char *val,
+		       const char **error)
+{
+	u32 sz_min, sz_max;
+	u64 a, b;
+	int r;
+
+	if (!strcmp(key, "id")) {
+		if (dmf_parse_u32(val, &cfg->id) || !cfg->id)
+			goto bad_value;
+	} else if (!strcmp(key, "op")) {
+		if (dmf_parse_ops(val, &cfg->opmask))
+			goto bad_value;
+	} else if (!strcmp(key, "sectors")) {
+		if (dmf_parse_range(val, false, &cfg->first, &cfg->last))
+			goto bad_value;
+	} else if (!strcmp(key, "size")) {
+		if (dmf_parse_range(val, true, &a, &b))
+			goto bad_value;
+		sz_min = a;
+		sz_max = b;
+		cfg->min_bytes = sz_min;
+		cfg->max_bytes = sz_max;
+	} else if (!strcmp(key, "up")) {
+		if (dmf_parse_u32(val, &cfg->up_s))
+			goto bad_value;
+	} else if (!strcmp(key, "down")) {
+		if (dmf_parse_u32(val, &cfg->down_s))
+			goto bad_value;
+	} else if (!strcmp(key, "after")) {
+		if (dmf_parse_u32(val, &cfg->after_s))
+			goto bad_value;
+	} else if (!strcmp(key, "skip")) {
+		if (dmf_parse_u64(val, &cfg->skip))
+			goto bad_value;
+	} else if (!strcmp(key, "enabled")) {
+		if (strcmp(val, "0") && strcmp(val, "1"))
+			goto bad_value;
+		cfg->enabled = val[0] == '1';
+	} else if (!strcmp(key, "status")) {
+		if (dmf_parse_status(val, &cfg->status))
+			goto bad_value;
+	} else {
+		r = dmf_attr_parse_kv(&cfg->attr, key, val);
+		if (r == -ENOENT) {
+			*error = "Unknown rule key";
+			return -EINVAL;
+		}
+		if (r)
+			goto bad_value;
+	}
+	return 0;
+
+bad_value:
+	*error = "Invalid value in rule";
+	return -EINVAL;
+}
+
+/* Reject combinations that cannot mean anything. */
+static int dmf_rule_check(struct dmf_rule_cfg *cfg, const char **error)
+{
+	if (!(cfg->opmask & (DMF_OPM_ANY | DMF_OPM_FUA))) {
+		*error = "Rule matches no operation";
+		return -EINVAL;
+	}
+	if (cfg->action == DMF_ACT_DROP &&
+	    (cfg->opmask & ~(DMF_OPM_WRITES | 1U << DMF_OP_DISCARD |
+			     1U << DMF_OP_WRITE_ZEROES | 1U << DMF_OP_FLUSH))) {
+		*error = "drop applies to write, flush, discard and write-zeroes only";
+		return -EINVAL;
+	}
+	if (cfg->action == DMF_ACT_ERROR && cfg->status == DMF_STS_OK) {
+		*error = "error needs a failing status";
+		return -EINVAL;
+	}
+	if (cfg->up_s && !cfg->down_s) {
+		*error = "up= needs down=";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * dmf_rule_cfg_parse - parse one rule
+ * @cfg: initialised by dmf_rule_cfg_init(); filled in
+ * @text: "<action>[:<key>=<value>,...]"
+ * @error: on failure, a static string naming the problem
+ *
+ * Return: 0 or -EINVAL.
+ */
+int dmf_rule_cfg_parse(struct dmf_rule_cfg *cfg, const char *text, const char **error)
+{
+	char buf[DMF_RULE_MAX_LEN];
+	char *s = buf, *action, *kv, *val;
+	unsigned int i;
+	int r;
+
+	if (strlen(text) >= sizeof(buf)) {
+		*error = "Rule too long";
+		return -EINVAL;
+	}
+	strcpy(buf, text);
+	action = strsep(&s, ":");
+	for (i = 0; i < DMF_NR_ACTIONS; i++)
+		if (!strcmp(action, dmf_action_names[i]))
+			break;
+	if (i == DMF_NR_ACTIONS) {
+		*error = "Unknown rule action";
+		return -EINVAL;
+	}
+	cfg->action = i;
+	if (cfg->action == DMF_ACT_DROP)
+		cfg->opmask = DMF_OPM_WRITES;
+
+	while (s && (kv = strsep(&s, ",")) != NULL) {
+		val = strchr(kv, '=');
+		if (!val || val == kv || !val[1]) {
+			*error = "Rule arguments are key=value";
+			return -EINVAL;
+		}
+		*val++ = '\0';
+		r = dmf_rule_kv(cfg, kv, val, error);
+		if (r)
+			return r;
+	}
+	return dmf_rule_check(cfg, error);
+}
+
+static int dmf_format_ops(unsigned int mask, char *buf, size_t len)
+{
+	unsigned int i;
+	int n = 0;
+
+	if ((mask & DMF_OPM_ANY) == DMF_OPM_ANY)
+		return snprintf(buf, len, "any");
+	for (i = 0; i <= DMF_NR_OPS; i++) {
+		if (!(mask & (1U << i)))
+			continue;
+		n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
+			      "%s%s", n ? "+" : "", dmf_op_names[i]);
+	}
+	return n;
+}
+
+#define dmf_emit(buf, len, n, fmt, ...)						\
+	((n) += snprintf((buf) + min_t(size_t, (n), (len)),			\
+			 (len) - min_t(size_t, (n), (len)), fmt, ##__VA_ARGS__))
+
+/**
+ * dmf_rule_cfg_format - print a rule as dmf_rule_cfg_parse() reads it
+ * @cfg: the rule
+ * @buf: output
+ * @len: size of @buf
+ *
+ * Return: the length the full text needs, as snprintf().
+ */
+int dmf_rule_cfg_format(const struct dmf_rule_cfg *cfg, char *buf, size_t len)
+{
+	unsigned int def_ops = cfg->action == DMF_ACT_DROP ? DMF_OPM_WRITES : DMF_OPM_ANY;
+	char ops[80];
+	int n = 0;
+
+	dmf_emit(buf, len, n, "%s:id=%u", dmf_action_name(cfg->action), cfg->id);
+	if (cfg->opmask != def_ops) {
+		dmf_format_ops(cfg->opmask, ops, sizeof(ops));
+		dmf_emit(buf, len, n, ",op=%s", ops);
+	}
+	if (cfg->first || cfg->last != U64_MAX)
+		dmf_emit(buf, len, n, ",sectors=%llu-%llu", cfg->first, cfg->last);
+	if (cfg->min_bytes || cfg->max_bytes != U32_MAX)
+		dmf_emit(buf, len, n, ",size=%u-%u", cfg->min_bytes, cfg->max_bytes);
+	if (cfg->down_s)
+		dmf_emit(buf, len, n, ",up=%u,down=%u", cfg->up_s, cfg->down_s);
+	if (cfg->after_s)
+		dmf_emit(buf, len, n, ",after=%u", cfg->after_s);
+	if (cfg->skip)
+		dmf_emit(buf, len, n, ",skip=%llu", cfg->skip);
+	if (cfg->status != DMF_STS_IOERR)
+		dmf_emit(buf, len, n, ",status=%s", dmf_status_name(cfg->status));
+	if (!cfg->enabled)
+		dmf_emit(buf, len, n, ",enabled=0");
+	dmf_emit(buf, len, n, ",");
+	n += dmf_attr_format(&cfg->attr, buf + min_t(size_t, n, len),
+			     len - min_t(size_t, n, len));
+	return n;
+}

@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-fault: a device-mapper target that remaps like dm-linear and injects
+ * faults into the bios it passes according to rules.  A rule matches bios
+ * (by operation, sector range, size, time window), asks the dm-fault engine
+ * whether to fire (probability, interval, times, space, seed) and acts
+ * (error with a chosen status, drop a write).  Rules are given in the table
+ * and changed at run time with messages; every rule and operation keeps
+ * counters, and recent injections are kept in a ring log.
+ */
+#include <linux/device-mapper.h>
+
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "dm-fault.h"
+
+#define CREATE_TRACE_POINTS
+#include "dm-fault-trace.h"
+
+#define DM_MSG_PREFIX "fault"
+
+#define DMF_MAX_RULES	256
+
+static unsigned int fault_bio_op(struct bio *bio, unsigned int *opbits)
+{
+	unsigned int op;
+
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		op = DMF_OP_READ;
+		break;
+	case REQ_OP_WRITE:
+		op = bio_sectors(bio) ? DMF_OP_WRITE : DMF_OP_FLUSH;
+		break;
+	case REQ_OP_DISCARD:
+	case REQ_OP_SECURE_ERASE:
+		op = DMF_OP_DISCARD;
+		break;
+	case REQ_OP_WRITE_ZEROES:
+		op = DMF_OP_WRITE_ZEROES;
+		break;
+	default:
+		op = DMF_OP_OTHER;
+		break;
+	}
+	*opbits = 1U << op;
+	if (bio->bi_opf & REQ_PREFLUSH)
+		*opbits |= 1U << DMF_OP_FLUSH;
+	if (bio->bi_opf & REQ_FUA)
+		*opbits |= DMF_OPM_FUA;
+	return op;
+}
+
+static void fault_log(struct fault_c *fc, struct dmf_rule *rule, unsigned int op,
+		      sector_t sector, unsigned int bytes)
+{
+	struct dmf_log_entry *e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&fc->log_lock, flags);
+	e = &fc->log[fc->log_head];
+	fc->log_head = (fc->log_head + 1) % DMF_LOG_SIZE;
+	if (fc->log_count < DMF_LOG_SIZE)
+		fc->log_count++;
+	e->ns = ktime_get_ns();
+	e->sector = sector;
+	e->bytes = bytes;
+	e->rule_id = rule->cfg.id;
+	e->op = op;
+	e->action = rule->cfg.action;
+	spin_unlock_irqrestore(&fc->log_lock, flags);
+
+	trace_dmf_inject(dm_device_name(dm_table_get_md(fc->ti->table)), rule->cfg.id,
+			 dmf_action_name(rule->cfg.action), dmf_op_name(op), sector, bytes,
+			 rule->cfg.action == DMF_ACT_ERROR ?
+			 blk_status_to_errno(rule->status) : 0);
+}
+
+/* Act on a bio a rule fired on; the per-bio data holds the rule. */
+static int fault_act(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
+		     sector_t sector)
+{
+	struct dmf_rule *rule = pb->rule;
+
+	fault_log(fc, rule, pb->op, sector, pb->bytes);
+	switch (rule->cfg.action) {
+	case DMF_ACT_ERROR:
+		bio->bi_status = rule->status;
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	case DMF_ACT_DROP:
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	default:
+		break;
+	}
+	return DM_MAPIO_REMAPPED;
+}
+
+static int fault_map(struct dm_target *ti, struct bio *bio)
+{
+	struct fault_c *fc = ti->private;
+	struct dmf_per_bio *pb = dm_per_bio_data(bio, sizeof(struct dmf_per_bio));
+	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	struct dmf_op_stats *st;
+	struct dmf_ruleset *set;
+	unsigned int opbits, i;
+
+	pb->rule = NULL;
+	pb->bytes = bio->bi_iter.bi_size;
+	pb->op = fault_bio_op(bio, &opbits);
+
+	st = get_cpu_ptr(fc->stats);
+	st->bios[pb->op]++;
+	st->bytes[pb->op] += pb->bytes;
+	put_cpu_ptr(fc->stats);
+
+	rcu_read_lock();
+	set = rcu_dereference(fc->rules);
+	for (i = 0; set && i < set->nr; i++) {
+		if (dmf_rule_fires(set->rules[i], opbits, sector, pb->bytes)) {
+			pb->rule = set->rules[i];
+			dmf_rule_get(pb->rule);
+			break;
+		}
+	}
+	rcu_read_unlock();
+
+	bio_set_dev(bio, fc->dev->bdev);
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = fc->start + sector;
+	if (unlikely(pb->rule))
+		return fault_act(fc, pb, bio, sector);
+	return DM_MAPIO_REMAPPED;
+}
+
+static int fault_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
+{
+	struct fault_c *fc = ti->private;
+	struct dmf_per_bio *pb = dm_per_bio_data(bio, sizeof(struct dmf_per_bio));
+	struct dmf_op_stats *st;
+
+	if (*error) {
+		st = get_cpu_ptr(fc->stats);
+		st->failed[pb->op]++;
+		st->failed_bytes[pb->op] += pb->bytes;
+		put_cpu_ptr(fc->stats);
+	}
+	if (pb->rule) {
+		dmf_rule_put(pb->rule);
+		pb->rule = NULL;
+	}
+	return DM_ENDIO_DONE;
+}
+
+static struct dmf_ruleset *fault_rules(struct fault_c *fc)
+{
+	return rcu_dereference_protected(fc->rules, lockdep_is_held(&fc->lock));
+}
+
+static bool fault_id_used(struct dmf_ruleset *set, unsigned int id)
+{
+	unsigned int i;
+
+	for (i = 0; set && i < set->nr; i++)
+		if (set->rules[i]->cfg.id == id)
+			return true;
+	return false;
+}
+
+/*
+ * Publish @set in place of the current one.  The caller holds fc->lock and
+ * has already taken the references @set needs; rules left out of it are
+ * retired after a grace period.
+ */
+static void fault_publish(struct fault_c *fc, struct dmf_ruleset *set,
+			  struct dmf_rule *gone)
+{
+	struct dmf_ruleset *old = fault_rules(fc);
+
+	rcu_assign_pointer(fc->rules, set && set->nr ? set : NULL);
+	if (set && !set->nr)
+		kfree(set);
+	dmf_ruleset_retire(old);
+	if (gone)
+		dmf_rule_retire(gone);
+}
+
+/* Add @rule (one reference, handed over) at position @pos of the set. */
+static int fault_insert(struct fault_c *fc, struct dmf_rule *rule, unsigned int pos,
+			char **error)
+{
+	struct dmf_ruleset *old = fault_rules(fc), *set;
+	unsigned int nr = old ? old->nr : 0, i, j;
+
+	if (nr >= DMF_MAX_RULES) {
+		*error = "Too many rules";
+		return -E2BIG;
+	}
+	if (!rule->cfg.id) {
+		while (fault_id_used(old, fc->next_id))
+			fc->next_id++;
+		rule->cfg.id = fc->next_id++;
+	} else if (fault_id_used(old, rule->cfg.id)) {
+		*error = "Rule id already in use";
+		return -EEXIST;
+	}
+	set = dmf_ruleset_alloc(nr + 1);
+	if (!set) {
+		*error = "Cannot allocate rule set";
+		return -ENOMEM;
+	}
+	for (i = 0, j = 0; i <= nr; i++)
+		set->rules[i] = i == pos ? rule : old->rules[j++];
+	fault_publish(fc, set, NULL);
+	return 0;
+}
+
+static int fault_find(struct fault_c *fc, const char *arg, unsigned int *pos)
+{
+	struct dmf_ruleset *set = fault_rules(fc);
+	unsigned int id, i;
+
+	if (kstrtouint(arg, 10, &id))
+		return -EINVAL;
+	for (i = 0; set && i < set->nr; i++) {
+		if (set->rules[i]->cfg.id == id) {
+			*pos = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Remove the rule at @pos; with @with, replace it instead. */
+static int fault_remove_at(struct fault_c *fc, unsigned int pos, struct dmf_rule *with)
+{
+	struct dmf_ruleset *old = fault_rules(fc), *set;
+	unsigned int nr = old->nr - (with ? 0 : 1), i, j;
+
+	set = dmf_ruleset_alloc(nr);
+	if (!set)
+		return -ENOMEM;
+	for (i = 0, j = 0; i < old->nr; i++) {
+		if (i != pos)
+			set->rules[j++] = old->rules[i];
+		else if (with)
+			set->rules[j++] = with;
+	}
+	fault_publish(fc, set, old->rules[pos]);
+	return 0;
+}
+
+static void fault_dtr(struct dm_target *ti)
+{
+	struct fault_c *fc = ti->private;
+
+	if (!fc)
+		return;
+	/* No I/O can be in flight: the rules go at once. */
+	dmf_ruleset_free(rcu_dereference_protected(fc->rules, 1));
+	free_percpu(fc->stats);
+	if (fc->dev)
+		dm_put_device(ti, fc->dev);
+	kfree(fc);
+}
+
+/*
+ * Construct a fault mapping:
+ *
+ *   <dev> <offset> [<#rules> <rule>...]
+ *
+ *   <rule> := <action>[:<key>=<value>[,<key>=<value>]...]
+ *
+ * See Documentation/admin-guide/device-mapper/dm-fault.rst.
+ */
+static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	static const struct dm_arg _args[] = {
+		{0, DMF_MAX_RULES, "Invalid number of rules"},
+	};
+	struct dm_arg_set as;
+	const char *devname;
+	unsigned long long start;
+	struct dmf_rule *rule;
+	struct fault_c *fc;
+	unsigned int nr, i;
+	char dummy;
+	int r;
+
+	if (argc < 2) {
+		ti->error = "Invalid argument count";
+		return -EINVAL;
+	}
+	as.argc = argc;
+	as.argv = argv;
+	devname = dm_shift_arg(&as);
+
+	fc = kzalloc(sizeof(*fc), GFP_KERNEL);
+	if (!fc) {
+		ti->error = "Cannot allocate context";
+		return -ENOMEM;
+	}
+	ti->private = fc;
+	fc->ti = ti;
+	fc->next_id = 1;
+	mutex_init(&fc->lock);
+	spin_lock_init(&fc->log_lock);
+
+	fc->stats = alloc_percpu(struct dmf_op_stats);
+	if (!fc->stats) {
+		ti->error = "Cannot allocate statistics";
+		r = -ENOMEM;
+		goto bad;
+	}
+
+	if (sscanf(dm_shift_arg(&as), "%llu%c", &start, &dummy) != 1 ||
+	    start != (sector_t)start) {
+		ti->error = "Invalid device sector";
+		r = -EINVAL;
+		goto bad;
+	}
+	fc->start = start;
+
+	nr = 0;
+	if (as.argc) {
+		r = dm_read_arg(_args, &as, &nr, &ti->error);
+		if (r)
+			goto bad;
+		if (nr != as.argc) {
+			ti->error = "Rule count does not match the rules given";
+			r = -EINVAL;
+			goto bad;
+		}
+	}
+	mutex_lock(&fc->lock);
+	for (i = 0; i < nr; i++) {
+		const char *text = dm_shift_arg(&as);
+
+		rule = dmf_rule_create(fc, text, &ti->error);
+		if (IS_ERR(rule)) {
+			DMERR("rule %u '%s': %s", i + 1, text, ti->error);
+			mutex_unlock(&fc->lock);
+			r = PTR_ERR(rule);
+			goto bad;
+		}
+		r = fault_insert(fc, rule, i, &ti->error);
+		if (r) {
+			dmf_rule_put(rule);
+			mutex_unlock(&fc->lock);
+			goto bad;
+		}
+	}
+	mutex_unlock(&fc->lock);
+
+	r = dm_get_device(ti, devname, dm_table_get_mode(ti->table), &fc->dev);
+	if (r) {
+		ti->error = "Device lookup failed";
+		goto bad;
+	}
+
+	ti->num_flush_bios = 1;
+	ti->num_discard_bios = 1;
+	ti->num_secure_erase_bios = 1;
+	ti->num_write_zeroes_bios = 1;
+	ti->per_io_data_size = sizeof(struct dmf_per_bio);
+	return 0;
+
+bad:
+	fault_dtr(ti);
+	ti->private = NULL;
+	return r;
+}
+
+static void fault_emit_op_stats(struct fault_c *fc, struct dmf_op_stats *sum)
+{
+	int cpu, op;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		struct dmf_op_stats *st = per_cpu_ptr(fc->stats, cpu);
+
+		for (op = 0; op < DMF_NR_OPS; op++) {
+			sum->bios[op] += READ_ONCE(st->bios[op]);
+			sum->bytes[op] += READ_ONCE(st->bytes[op]);
+			sum->failed[op] += READ_ONCE(st->failed[op]);
+			sum->failed_bytes[op] += READ_ONCE(st->failed_bytes[op]);
+		}
+	}
+}
+
+static void fault_status(struct dm_target *ti, status_type_t type,
+			 unsigned int status_flags, char *result, unsigned int maxlen)
+{
+	struct fault_c *fc = ti->private;
+	struct dmf_counters c;
+	struct dmf_op_stats sum;
+	struct dmf_ruleset *set;
+	struct dmf_rule *rule;
+	unsigned int sz = 0, i;
+	int op;
+
+	rcu_read_lock();
+	set = rcu_dereference(fc->rules);
+	switch (type) {
+	case STATUSTYPE_INFO:
+		fault_emit_op_stats(fc, &sum);
+		DMEMIT("%u", DMF_NR_OPS);
+		for (op = 0; op < DMF_NR_OPS; op++)
+			DMEMIT(" %s:%llu:%llu:%llu:%llu", dmf_op_name(op), sum.bios[op],
+			       sum.bytes[op], sum.failed[op], sum.failed_bytes[op]);
+		DMEMIT(" %u", set ? set->nr : 0);
+		for (i = 0; set && i < set->nr; i++) {
+			rule = set->rules[i];
+			dmf_attr_counters(&rule->cfg.attr, &c);
+			DMEMIT(" %u:%llu:%llu:%llu", rule->cfg.id, dmf_rule_seen(rule),
+			       c.evaluated, c.injected);
+		}
+		break;
+	case STATUSTYPE_TABLE:
+		DMEMIT("%s %llu", fc->dev->name, (unsigned long long)fc->start);
+		if (set) {
+			DMEMIT(" %u", set->nr);
+			for (i = 0; i < set->nr; i++) {
+				DMEMIT(" ");
+				sz += dmf_rule_cfg_format(&set->rules[i]->cfg, result + sz,
+							  maxlen - sz);
+				if (sz >= maxlen)
+					sz = maxlen - 1;
+			}
+		}
+		break;
+	case STATUSTYPE_IMA:
+		DMEMIT_TARGET_NAME_VERSION(ti->type);
+		DMEMIT(",device_name=%s,start=%llu,rule_count=%u;", fc->dev->name,
+		       (unsigned long long)fc->start, set ? set->nr : 0);
+		break;
+	}
+	rcu_read_unlock();
+}
+
+static int fault_msg_stats(struct fault_c *fc, char *result, unsigned int maxlen)
+{
+	struct dmf_ruleset *set = fault_rules(fc);
+	struct dmf_op_stats sum;
+	struct dmf_counters c;
+	unsigned int sz = 0, i;
+	struct dmf_rule *rule;
+	int op;
+
+	fault_emit_op_stats(fc, &sum);
+	for (op = 0; op < DMF_NR_OPS; op++)
+		DMEMIT("op %s bios=%llu bytes=%llu failed=%llu failed_bytes=%llu\n",
+		       dmf_op_name(op), sum.bios[op], sum.bytes[op], sum.failed[op],
+		       sum.failed_bytes[op]);
+	for (i = 0; set && i < set->nr; i++) {
+		rule = set->rules[i];
+		dmf_attr_counters(&rule->cfg.attr, &c);
+		DMEMIT("rule %u action=%s enabled=%d seen=%llu matched=%llu injected=%llu seed=%llu\n",
+		       rule->cfg.id, dmf_action_name(rule->cfg.action),
+		       READ_ONCE(rule->cfg.enabled), dmf_rule_seen(rule), c.evaluated,
+		       c.injected, rule->cfg.attr.seed);
+	}
+	return 1;
+}
+
+static int fault_msg_log(struct fault_c *fc, char *result, unsigned int maxlen)
+{
+	struct dmf_log_entry e;
+	unsigned int sz = 0, i, n, head;
+	unsigned long flags;
+
+	spin_lock_irqsave(&fc->log_lock, flags);
+	n = fc->log_count;
+	head = fc->log_head;
+	spin_unlock_irqrestore(&fc->log_lock, flags);
+	for (i = 0; i < n; i++) {
+		spin_lock_irqsave(&fc->log_lock, flags);
+		e = fc->log[(head + DMF_LOG_SIZE - n + i) % DMF_LOG_SIZE];
+		spin_unlock_irqrestore(&fc->log_lock, flags);
+		DMEMIT("%llu.%06llu %s %llu %u %u %s\n", e.ns / NSEC_PER_SEC,
+		       (e.ns % NSEC_PER_SEC) / NSEC_PER_USEC, dmf_op_name(e.op),
+		       (unsigned long long)e.sector, e.bytes, e.rule_id,
+		       dmf_action_name(e.action));
+	}
+	return 1;
+}
+
+static int fault_msg_list(struct fault_c *fc, char *result, unsigned int maxlen)
+{
+	struct dmf_ruleset *set = fault_rules(fc);
+	unsigned int sz = 0, i;
+
+	for (i = 0; set && i < set->nr; i++) {
+		sz += dmf_rule_cfg_format(&set->rules[i]->cfg, result + sz, maxlen - sz);
+		if (sz >= maxlen)
+			sz = maxlen - 1;
+		DMEMIT("\n");
+	}
+	return 1;
+}
+
+/* rule add <rule> | rule replace <id> <rule> | rule remove|enable|disable <id> */
+static int fault_msg_rule(struct fault_c *fc, unsigned int argc, char **argv,
+			  char *result, unsigned int maxlen)
+{
+	struct dmf_ruleset *set = fault_rules(fc);
+	struct dmf_rule *rule = NULL;
+	char *error = "Invalid rule message";
+	unsigned int pos, sz = 0;
+	int r;
+
+	if (argc == 3 && !strcasecmp(argv[1], "add")) {
+		rule = dmf_rule_create(fc, argv[2], &error);
+		if (IS_ERR(rule)) {
+			r = PTR_ERR(rule);
+			goto fail;
+		}
+		r = fault_insert(fc, rule, set ? set->nr : 0, &error);
+		if (r) {
+			dmf_rule_put(rule);
+			goto fail;
+		}
+		DMEMIT("%u", rule->cfg.id);
+		return 1;
+	}
+	if (argc == 2 && !strcasecmp(argv[1], "list"))
+		return fault_msg_list(fc, result, maxlen);
+	if (argc < 3 || argc > 4)
+		goto fail_inval;
+	r = fault_find(fc, argv[2], &pos);
+	if (r) {
+		error = r == -ENOENT ? "No rule with that id" : "Invalid rule id";
+		goto fail;
+	}
+	if (argc == 4 && !strcasecmp(argv[1], "replace")) {
+		rule = dmf_rule_create(fc, argv[3], &error);
+		if (IS_ERR(rule)) {
+			r = PTR_ERR(rule);
+			goto fail;
+		}
+		if (rule->cfg.id && rule->cfg.id != set->rules[pos]->cfg.id) {
+			dmf_rule_put(rule);
+			error = "replace keeps the rule id";
+			goto fail_inval;
+		}
+		rule->cfg.id = set->rules[pos]->cfg.id;
+		r = fault_remove_at(fc, pos, rule);
+		if (r) {
+			dmf_rule_put(rule);
+			error = "Cannot allocate rule set";
+			goto fail;
+		}
+		return 0;
+	}
+	if (argc != 3)
+		goto fail_inval;
+	if (!strcasecmp(argv[1], "remove")) {
+		r = fault_remove_at(fc, pos, NULL);
+		if (r) {
+			error = "Cannot allocate rule set";
+			goto fail;
+		}
+		return 0;
+	}
+	if (!strcasecmp(argv[1], "enable") || !strcasecmp(argv[1], "disable")) {
+		WRITE_ONCE(set->rules[pos]->cfg.enabled, argv[1][0] == 'e' || argv[1][0] == 'E');
+		return 0;
+	}
+
+fail_inval:
+	r = -EINVAL;
+fail:
+	DMWARN("%s: rule %s: %s", dm_device_name(dm_table_get_md(fc->ti->table)),
+	       argv[1], error);
+	return r;
+}
+
+static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
+			 char *result, unsigned int maxlen)
+{
+	struct fault_c *fc = ti->private;
+	struct dmf_ruleset *set;
+	unsigned int i;
+	int r = -EINVAL;
+
+	if (!argc)
+		return -EINVAL;
+	mutex_lock(&fc->lock);
+	if (!strcasecmp(argv[0], "rule")) {
+		r = argc >= 2 ? fault_msg_rule(fc, argc, argv, result, maxlen) : -EINVAL;
+	} else if (argc == 1 && !strcasecmp(argv[0], "stats")) {
+		r = fault_msg_stats(fc, result, maxlen);
+	} else if (argc == 1 && !strcasecmp(argv[0], "log")) {
+		r = fault_msg_log(fc, result, maxlen);
+	} else if (argc == 1 && !strcasecmp(argv[0], "reset")) {
+		set = fault_rules(fc);
+		for (i = 0; set && i < set->nr; i++)
+			dmf_rule_clear_counters(set->rules[i]);
+		for_each_possible_cpu(i)
+			memset(per_cpu_ptr(fc->stats, i), 0, sizeof(struct dmf_op_stats));
+		spin_lock_irq(&fc->log_lock);
+		fc->log_count = 0;
+		spin_unlock_irq(&fc->log_lock);
+		r = 0;
+	} else {
+		DMWARN("%s: unrecognised message '%s'",
+		       dm_device_name(dm_table_get_md(ti->table)), argv[0]);
+	}
+	mutex_unlock(&fc->lock);
+	return r;
+}
+
+static int fault_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn fn,
+				 void *data)
+{
+	struct fault_c *fc = ti->private;
+
+	return fn(ti, fc->dev, fc->start, ti->len, data);
+}
+
+static int fault_prepare_ioctl(struct dm_target *ti, struct block_device **bdev)
+{
+	struct fault_c *fc = ti->private;
+
+	*bdev = fc->dev->bdev;
+	/* Only pass ioctls through if the device sizes match exactly. */
+	return fc->start || ti->len != bdev_nr_sectors(fc->dev->bdev);
+}
+
+static struct target_type fault_target = {
+	.name = "fault",
+	.version = {1, 0, 0},
+	.features = DM_TARGET_NOWAIT,
+	.module = THIS_MODULE,
+	.ctr = fault_ctr,
+	.dtr = fault_dtr,
+	.map = fault_map,
+	.end_io = fault_end_io,
+	.status = fault_status,
+	.message = fault_message,
+	.prepare_ioctl = fault_prepare_ioctl,
+	.iterate_devices = fault_iterate_devices,
+};
+
+static int __init dm_fault_init(void)
+{
+	return dm_register_target(&fault_target);
+}
+
+static void __exit dm_fault_exit(void)
+{
+	dm_unregister_target(&fault_target);
+	/* Rules retired with call_rcu() run our code: wait for them. */
+	rcu_barrier();
+}
+
+module_init(dm_fault_init);
+module_exit(dm_fault_exit);
+
+MODULE_DESCRIPTION(DM_NAME " fault injection target");
+MODULE_AUTHOR("dm-fault developers");
+MODULE_LICENSE("GPL");

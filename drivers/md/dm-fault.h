@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-fault: types shared by the target (dm-fault.c) and its rule model
+ * (dm-fault-rules.c).
+ */
+#ifndef _DM_FAULT_H
+#define _DM_FAULT_H
+
+#include <linux/device-mapper.h>
+#include <linux/kref.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include "dm-fault-rule.h"
+
+/* A rule as the I/O path sees it: configuration plus run-time state. */
+struct dmf_rule {
+	struct dmf_rule_cfg cfg;
+	struct kref ref;
+	struct rcu_head rcu;
+	blk_status_t status;
+	unsigned long start_jiffies;
+	atomic64_t skipped;
+	u64 __percpu *seen;
+};
+
+/* An immutable array of rules, replaced as a whole under RCU. */
+struct dmf_ruleset {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct dmf_rule *rules[];
+};
+
+struct dmf_op_stats {
+	u64 bios[DMF_NR_OPS];
+	u64 bytes[DMF_NR_OPS];
+	u64 failed[DMF_NR_OPS];
+	u64 failed_bytes[DMF_NR_OPS];
+};
+
+#define DMF_LOG_SIZE		64
+
+struct dmf_log_entry {
+	u64 ns;				/* ktime_get_ns() at injection */
+	sector_t sector;
+	unsigned int bytes;
+	unsigned int rule_id;
+	u8 op;
+	u8 action;
+};
+
+struct fault_c {
+	struct dm_dev *dev;
+	sector_t start;
+	struct dm_target *ti;
+
+	struct dmf_ruleset __rcu *rules;
+	struct mutex lock;		/* serialises rule set updates */
+	unsigned int next_id;
+
+	struct dmf_op_stats __percpu *stats;
+
+	spinlock_t log_lock;
+	unsigned int log_head;
+	unsigned int log_count;
+	struct dmf_log_entry log[DMF_LOG_SIZE];
+};
+
+/* Per-bio data */
+struct dmf_per_bio {
+	struct dmf_rule *rule;		/* rule that acted, holds a reference */
+	unsigned int bytes;
+	u8 op;
+};
+
+/* dm-fault-rules.c */
+struct dmf_rule *dmf_rule_create(struct fault_c *fc, const char *text, char **error);
+void dmf_rule_get(struct dmf_rule *rule);
+void dmf_rule_put(struct dmf_rule *rule);
+void dmf_rule_retire(struct dmf_rule *rule);
+bool dmf_rule_fires(struct dmf_rule *rule, unsigned int opbits, sector_t sector,
+		    unsigned int bytes);
+u64 dmf_rule_seen(const struct dmf_rule *rule);
+void dmf_rule_clear_counters(struct dmf_rule *rule);
+struct dmf_ruleset *dmf_ruleset_alloc(unsigned int nr);
+void dmf_ruleset_retire(struct dmf_ruleset *set);
+void dmf_ruleset_free(struct dmf_ruleset *set);
+
+#endif /* _DM_FAULT_H */

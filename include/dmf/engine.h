@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-fault decision engine: one attribute type and one predicate shared by
+ * the device-mapper target and the allocator hooks.
+ *
+ * An attribute says how often a fault fires (probability, interval, times,
+ * space), for whom (task filter, fail-nth, stack filter) and keeps its own
+ * counters.  Decisions draw from a counter-based generator keyed by a seed,
+ * so a seed and a single-threaded call sequence replay the same faults.
+ *
+ * Names carry a dmf_ prefix so that this builds next to a kernel that has
+ * its own <linux/fault-inject.h>.
+ */
+#ifndef _DMF_ENGINE_H
+#define _DMF_ENGINE_H
+
+#include <dmf/kernel.h>
+
+/* Probability is a reduced fraction num/den, den at most 10^18. */
+#define DMF_PROB_MAX_DEN	1000000000000000000ULL
+
+struct dmf_prob {
+	u64 num;
+	u64 den;
+	u64 thresh;		/* a draw below this fails; unused when num == den */
+};
+
+#define DMF_STACK_DEPTH_MAX	32
+#define DMF_STACK_RANGES	8
+
+struct dmf_range {
+	unsigned long start;
+	unsigned long end;	/* exclusive; start == end means unused */
+};
+
+/*
+ * Call-chain filter.  require: at least one return address must fall in
+ * one of the require ranges (no require range = anything goes).  reject: no
+ * address may fall in a reject range.  Users fill the ranges (raw addresses,
+ * a module's text, a symbol's extent) and set depth to enable it.
+ */
+struct dmf_stack_filter {
+	unsigned int depth;
+	struct dmf_range require[DMF_STACK_RANGES];
+	struct dmf_range reject[DMF_STACK_RANGES];
+};
+
+struct dmf_counters {
+	u64 evaluated;		/* calls to dmf_should_fail() */
+	u64 passed;		/* calls that passed the task and stack filters */
+	u64 injected;		/* faults returned */
+};
+
+/* Hooks a user (the allocator module) provides for per-task decisions. */
+struct dmf_task_ops {
+	/* Is the current task marked for fault injection (make-it-fail)? */
+	bool (*marked)(void);
+	/*
+	 * fail-nth: return 1 to fail this call, 0 to let it pass because the
+	 * task's fail-nth count is armed but not yet due, -1 if the task has
+	 * no fail-nth armed and the attribute decides.
+	 */
+	int (*fail_nth)(void);
+};
+
+enum dmf_attr_flags {
+	DMF_TASK_FILTER	= 1 << 0,	/* only fail marked tasks */
+	DMF_USE_FAIL_NTH = 1 << 1,	/* honour per-task fail-nth */
+	DMF_SEED_SET	= 1 << 2,	/* seed given by the user */
+};
+
+struct dmf_attr {
+	/* configuration, as given */
+	struct dmf_prob prob;
+	u64 interval;
+	s64 times;		/* -1: no limit */
+	s64 space;
+	u64 seed;
+	unsigned int flags;
+	unsigned int verbose;	/* 0 quiet, 1 log, 2 log and stack */
+	struct dmf_stack_filter stack;
+	const char *name;
+
+	/* run-time state */
+	atomic64_t times_left;
+	atomic64_t space_left;
+	atomic64_t count;	/* interval counter */
+	atomic64_t draws;	/* generator position */
+	struct dmf_counters __percpu *stats;
+	struct ratelimit_state rs;
+};
+
+int dmf_attr_init(struct dmf_attr *a, const char *name);
+void dmf_attr_destroy(struct dmf_attr *a);
+void dmf_attr_reset(struct dmf_attr *a);
+void dmf_attr_copy_config(struct dmf_attr *dst, const struct dmf_attr *src);
+
+bool dmf_should_fail(struct dmf_attr *a, u64 size);
+u64 dmf_attr_draw(struct dmf_attr *a);
+void dmf_attr_counters(const struct dmf_attr *a, struct dmf_counters *sum);
+void dmf_attr_clear_counters(struct dmf_attr *a);
+
+int dmf_prob_parse(const char *s, struct dmf_prob *p);
+int dmf_prob_set(struct dmf_prob *p, u64 num, u64 den);
+int dmf_prob_format(const struct dmf_prob *p, char *buf, size_t len);
+static inline bool dmf_prob_is_zero(const struct dmf_prob *p)
+{
+	return p->num == 0;
+}
+
+int dmf_attr_set_seed(struct dmf_attr *a, u64 seed);
+int dmf_attr_parse_kv(struct dmf_attr *a, const char *key, const char *val);
+int dmf_attr_parse_legacy(struct dmf_attr *a, const char *str);
+int dmf_attr_format(const struct dmf_attr *a, char *buf, size_t len);
+
+int dmf_register_task_ops(const struct dmf_task_ops *ops);
+void dmf_unregister_task_ops(const struct dmf_task_ops *ops);
+
+#endif /* _DMF_ENGINE_H */

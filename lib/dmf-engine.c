@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The dm-fault decision engine.
+ *
+ * Every injector (the dm target's rules, the slab and page allocator hooks)
+ * describes its policy with a struct dmf_attr and asks dmf_should_fail()
+ * whether this call fails.  The predicate never sleeps, never allocates and
+ * takes no lock, so it is safe from a kprobe handler or a bio's map path.
+ *
+ * Compared with lib/fault-inject.c: probability is a fraction finer than a
+ * percent and compared against a 64-bit draw (no modulo bias); draws come
+ * from a counter-based generator keyed by a seed, so runs replay; times and
+ * space are claimed with atomic operations and never overshoot; filters are
+ * applied before interval and probability so those count eligible calls
+ * only; every attribute counts what it evaluated and injected.
+ */
+#define pr_fmt(fmt) "dmf: " fmt
+
+#include <dmf/engine.h>
+
+#define DMF_GOLDEN	0x9e3779b97f4a7c15ULL
+
+static DEFINE_MUTEX(dmf_task_ops_lock);
+static const struct dmf_task_ops __rcu *dmf_task_ops;
+
+/* splitmix64's finaliser: a bijective 64-bit mix of the draw position. */
+static u64 dmf_mix(u64 z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/**
+ * dmf_attr_draw - next 64-bit pseudo-random value of an attribute
+ * @a: the attribute
+ *
+ * The n-th draw is a pure function of (seed, n), so a single-threaded
+ * sequence of calls is reproducible and concurrent callers never share a
+ * generator state that needs a lock.
+ */
+u64 dmf_attr_draw(struct dmf_attr *a)
+{
+	u64 n = atomic64_inc_return(&a->draws) - 1;
+
+	return dmf_mix(a->seed + n * DMF_GOLDEN);
+}
+EXPORT_SYMBOL_GPL(dmf_attr_draw);
+
+/* floor(num * 2^64 / den) for num < den <= 10^18, by long division. */
+static u64 dmf_prob_threshold(u64 num, u64 den)
+{
+	u64 q = 0, r = num;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		r <<= 1;
+		q <<= 1;
+		if (r >= den) {
+			r -= den;
+			q |= 1;
+		}
+	}
+	return q;
+}
+
+/**
+ * dmf_prob_set - set a probability from a fraction
+ * @p: the probability
+ * @num: numerator, at most @den
+ * @den: denominator, 1 to 10^18
+ *
+ * Return: 0, or -ERANGE if the fraction is not a probability we can hold.
+ */
+int dmf_prob_set(struct dmf_prob *p, u64 num, u64 den)
+{
+	u64 g;
+
+	if (!den || den > DMF_PROB_MAX_DEN || num > den)
+		return -ERANGE;
+	if (!num) {
+		den = 1;
+	} else {
+		g = gcd(num, den);
+		num /= g;
+		den /= g;
+	}
+	p->num = num;
+	p->den = den;
+	p->thresh = num == den ? U64_MAX : dmf_prob_threshold(num, den);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(dmf_prob_set);
+
+/* Parse the decimal digits at *s into *v; returns the number of digits. */
+static int dmf_parse_digits(const char **s, u64 *v, int *dropped)
+{
+	int n = 0;
+
+	for (; **s >= '0' && **s <= '9'; (*s)++, n++) {
+		unsigned int d = **s - '0';
+
+		if (*v > (U64_MAX - d) / 10) {
+			/* more precision than we hold: only zeros may be lost */
+			if (d)
+				return -ERANGE;
+			(*dropped)++;
+			continue;
+		}
+		*v = *v * 10 + d;
+	}
+	return n;
+}
+
+/**
+ * dmf_prob_parse - parse a probability
+ * @s: the text
+ * @p: the result
+ *
+ * Accepted forms: "A/B" (a fraction), "5" or "0.25" (percent, as the
+ * kernel's fault-injection reads a bare number), "5%" or "1e-3%" (percent),
+ * "1e-6" or "2.5E-3" (a fraction in scientific notation).
+ *
+ * Return: 0, -EINVAL for malformed text, -ERANGE for a value outside 0..1
+ * or finer than 10^-18.
+ */
+int dmf_prob_parse(const char *s, struct dmf_prob *p)
+{
+	int frac = 0, exp10 = 0, dropped = 0, fdropped = 0, n, k;
+	bool percent = true;
+	u64 m = 0, b = 0, den = 1;
+
+	if (!s || !*s)
+		return -EINVAL;
+
+	if (strchr(s, '/')) {
+		n = dmf_parse_digits(&s, &m, &dropped);
+		if (n <= 0 || *s != '/')
+			return n < 0 ? n : -EINVAL;
+		s++;
+		k = dmf_parse_digits(&s, &b, &dropped);
+		if (k <= 0 || *s || !b)
+			return k < 0 ? k : -EINVAL;
+		if (dropped)
+			return -ERANGE;
+		/* reduce first so that 2/2000000000000000000 still fits */
+		if (m) {
+			u64 g = gcd(m, b);
+
+			m /= g;
+			b /= g;
+		}
+		return dmf_prob_set(p, m, b);
+	}
+
+	n = dmf_parse_digits(&s, &m, &dropped);
+	if (n < 0)
+		return n;
+	if (*s == '.') {
+		s++;
+		k = dmf_parse_digits(&s, &m, &fdropped);
+		if (k < 0)
+			return k;
+		frac = k - fdropped;
+		n += k;
+	}
+	if (!n)
+		return -EINVAL;
+	if (*s == 'e' || *s == 'E') {
+		bool neg = false;
+
+		s++;
+		if (*s == '-' || *s == '+')
+			neg = *s++ == '-';
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		for (; *s >= '0' && *s <= '9'; s++) {
+			exp10 = exp10 * 10 + (*s - '0');
+			if (exp10 > 1000)
+				return -ERANGE;
+		}
+		if (neg)
+			exp10 = -exp10;
+		percent = false;
+	}
+	if (*s == '%') {
+		percent = true;
+		s++;
+	}
+	if (*s)
+		return -EINVAL;
+	if (!m)
+		return dmf_prob_set(p, 0, 1);
+
+	/* value = m * 10^k */
+	k = dropped + exp10 - frac - (percent ? 2 : 0);
+	for (; k > 0; k--) {
+		if (m > 1)
+			return -ERANGE;
+		m *= 10;
+	}
+	/* drop trailing zeros rather than lose a representable value */
+	while (k < -18 && m % 10 == 0) {
+		m /= 10;
+		k++;
+	}
+	if (k < -18)
+		return -ERANGE;
+	for (; k < 0; k++)
+		den *= 10;
+	return dmf_prob_set(p, m, den);
+}
+EXPORT_SYMBOL_GPL(dmf_prob_parse);
+
+/**
+ * dmf_prob_format - print a probability so that dmf_prob_parse() reads it back
+ * @p: the probability
+ * @buf: output
+ * @len: size of @buf
+ *
+ * Terminating decimals print as a percentage ("0.1%"), others as a
+ * fraction ("1/3").
+ *
+ * Return: what snprintf() returns.
+ */
+int dmf_prob_format(const struct dmf_prob *p, char *buf, size_t len)
+{
+	char digits[24];
+	u64 r = p->num % p->den;
+	u64 whole = p->num / p->den;
+	int nd = 0, i;
+	u64 ip;
+
+	while (r && nd < 18) {
+		digits[nd++] = '0' + (r * 10) / p->den;
+		r = (r * 10) % p->den;
+	}
+	if (r)
+		return snprintf(buf, len, "%llu/%llu", p->num, p->den);
+
+	/* whole and the first two digits make the integral percent */
+	while (nd < 2)
+		digits[nd++] = '0';
+	ip = whole * 100 + (digits[0] - '0') * 10 + (digits[1] - '0');
+	/* strip trailing zeros of the fractional percent */
+	while (nd > 2 && digits[nd - 1] == '0')
+		nd--;
+	if (nd == 2)
+		return snprintf(buf, len, "%llu%%", ip);
+	i = nd - 2;
+	digits[nd] = '\0';
+	return snprintf(buf, len, "%llu.%.*s%%", ip, i, digits + 2);
+}
+EXPORT_SYMBOL_GPL(dmf_prob_format);
+
+/**
+ * dmf_attr_init - initialise an attribute with no fault configured
+ * @a: the attribute
+ * @name: name shown in log lines (kept by reference)
+ *
+ * Defaults: probability 0, interval 1, times -1 (no limit), space 0, a
+ * random seed, verbose 0.  Must be paired with dmf_attr_destroy().
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int dmf_attr_init(struct dmf_attr *a, const char *name)
+{
+	memset(a, 0, sizeof(*a));
+	a->stats = alloc_percpu(struct dmf_counters);
+	if (!a->stats)
+		return -ENOMEM;
+	a->name = name;
+	a->interval = 1;
+	a->times = -1;
+	a->seed = get_random_u64();
+	dmf_prob_set(&a->prob, 0, 1);
+	ratelimit_state_init(&a->rs, DEFAULT_RATELIMIT_INTERVAL,
+			     DEFAULT_RATELIMIT_BURST);
+	dmf_attr_reset(a);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(dmf_attr_init);
+
+void dmf_attr_destroy(struct dmf_attr *a)
+{
+	free_percpu(a->stats);
+	a->stats = NULL;
+}
+EXPORT_SYMBOL_GPL(dmf_attr_destroy);
+
+/**
+ * dmf_attr_reset - rewind the run-time state to the configuration
+ * @a: the attribute
+ *
+ * times and space start again, the interval counter and the generator go
+ * back to their first position.  Counters are left alone.
+ */
+void dmf_attr_reset(struct dmf_attr *a)
+{
+	atomic64_set(&a->times_left, a->times);
+	atomic64_set(&a->space_left, a->space);
+	atomic64_set(&a->count, 0);
+	atomic64_set(&a->draws, 0);
+}
+EXPORT_SYMBOL_GPL(dmf_attr_reset);
+
+/* Copy the configuration (not the state or counters) and reset. */
+void dmf_attr_copy_config(struct dmf_attr *dst, const struct dmf_attr *src)
+{
+	dst->prob = src->prob;
+	dst->interval = src->interval;
+	dst->times = src->times;
+	dst->space = src->space;
+	dst->seed = src->seed;
+	dst->flags = src->flags;
+	dst->verbose = src->verbose;
+	dst->stack = src->stack;
+	dmf_attr_reset(dst);
+}
+EXPORT_SYMBOL_GPL(dmf_attr_copy_config);
+
+int dmf_attr_set_seed(struct dmf_attr *a, u64 seed)
+{
+	a->seed = seed;
+	a->flags |= DMF_SEED_SET;
+	atomic64_set(&a->draws, 0);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(dmf_attr_set_seed);
+
+void dmf_attr_counters(const struct dmf_attr *a, struct dmf_counters *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct dmf_counters *c = per_cpu_ptr(a->stats, cpu);
+
+		sum->evaluated += READ_ONCE(c->evaluated);
+		sum->passed += READ_ONCE(c->passed);
+		sum->injected += READ_ONCE(c->injected);
+	}
+}
+EXPORT_SYMBOL_GPL(dmf_attr_counters);
+
+void dmf_attr_clear_counters(struct dmf_attr *a)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(a->stats, cpu), 0, sizeof(struct dmf_counters));
+}
+EXPORT_SYMBOL_GPL(dmf_attr_clear_counters);
+
+static bool dmf_in_ranges(const struct dmf_range *r, unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < DMF_STACK_RANGES; i++)
+		if (addr >= r[i].start && addr < r[i].end)
+			return true;
+	return false;
+}
+
+static bool dmf_ranges_empty(const struct dmf_range *r)
+{
+	int i;
+
+	for (i = 0; i < DMF_STACK_RANGES; i++)
+		if (r[i].start < r[i].end)
+			return false;
+	return true;
+}
+
+static bool dmf_stack_allows(struct dmf_attr *a)
+{
+	unsigned long entries[DMF_STACK_DEPTH_MAX];
+	unsigned int depth = READ_ONCE(a->stack.depth);
+	unsigned int i, n;
+	bool found;
+
+	if (!depth)
+		return true;
+	n = stack_trace_save(entries, min_t(unsigned int, depth, DMF_STACK_DEPTH_MAX), 1);
+	found = dmf_ranges_empty(a->stack.require);
+	for (i = 0; i < n; i++) {
+		if (dmf_in_ranges(a->stack.reject, entries[i]))
+			return false;
+		if (!found && dmf_in_ranges(a->stack.require, entries[i]))
+			found = true;
+	}
+	return found;
+}
+
+/* 1: fail now, 0: pass, -1: let the attribute decide. */
+static int dmf_task_decides(struct dmf_attr *a)
+{
+	const struct dmf_task_ops *ops;
+	int r = -1;
+
+	rcu_read_lock();
+	ops = rcu_dereference(dmf_task_ops);
+	if ((a->flags & DMF_USE_FAIL_NTH) && ops && ops->fail_nth)
+		r = ops->fail_nth();
+	if (r < 0 && (a->flags & DMF_TASK_FILTER) && !(ops && ops->marked && ops->marked()))
+		r = 0;
+	rcu_read_unlock();
+	return r;
+}
+
+/* Consume space: true while the attribute still lets @size through. */
+static bool dmf_space_consumed(struct dmf_attr *a, u64 size)
+{
+	s64 left = atomic64_read(&a->space_left);
+
+	while (left > 0 && (u64)left > size)
+		if (atomic64_try_cmpxchg(&a->space_left, &left, left - size))
+			return true;
+	return false;
+}
+
+static void dmf_log(struct dmf_attr *a)
+{
+	if (!a->verbose || !__ratelimit(&a->rs))
+		return;
+	pr_notice("%s: injecting fault (probability %llu/%llu, interval %llu, times left %lld, seed %llu)\n",
+		  a->name ? a->name : "?", a->prob.num, a->prob.den, a->interval,
+		  (long long)atomic64_read(&a->times_left), a->seed);
+	if (a->verbose > 1)
+		dump_stack();
+}
+
+/**
+ * dmf_should_fail - decide whether this call fails
+ * @a: the attribute
+ * @size: bytes at stake, counted against space
+ *
+ * Order: per-task fail-nth, probability 0, task filter, stack filter, times
+ * exhausted, space, interval, probability, then times is claimed.
+ *
+ * Return: true to inject a fault.
+ */
+bool dmf_should_fail(struct dmf_attr *a, u64 size)
+{
+	int r;
+
+	this_cpu_inc(a->stats->evaluated);
+	if (a->flags & (DMF_TASK_FILTER | DMF_USE_FAIL_NTH)) {
+		r = dmf_task_decides(a);
+		if (r == 1)
+			goto fail;
+		if (r == 0)
+			return false;
+	}
+	if (dmf_prob_is_zero(&a->prob))
+		return false;
+	if (!dmf_stack_allows(a))
+		return false;
+	if (!atomic64_read(&a->times_left))
+		return false;
+	this_cpu_inc(a->stats->passed);
+
+	if (a->space && dmf_space_consumed(a, size))
+		return false;
+	if (a->interval > 1 && atomic64_inc_return(&a->count) % a->interval)
+		return false;
+	if (a->prob.num != a->prob.den && dmf_attr_draw(a) >= a->prob.thresh)
+		return false;
+	if (a->times >= 0 && atomic64_dec_if_positive(&a->times_left) < 0)
+		return false;
+	this_cpu_inc(a->stats->injected);
+	dmf_log(a);
+	return true;
+
+fail:
+	this_cpu_inc(a->stats->passed);
+	this_cpu_inc(a->stats->injected);
+	dmf_log(a);
+	return true;
+}
+EXPORT_SYMBOL_GPL(dmf_should_fail);
+
+static int dmf_parse_s64(const char *val, s64 min, s64 *out)
+{
+	s64 v;
+
+	if (kstrtos64(val, 10, &v) || v < min)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/**
+ * dmf_attr_parse_kv - set one attribute field from its text form
+ * @a: the attribute
+ * @key: p (or probability), interval, times, space, seed or verbose
+ * @val: the value
+ *
+ * Shared by table arguments, messages and module parameters so that every
+ * injector spells a policy the same way.
+ *
+ * Return: 0, -ENOENT for an unknown key, -EINVAL or -ERANGE for a bad value.
+ */
+int dmf_attr_parse_kv(struct dmf_attr *a, const char *key, const char *val)
+{
+	s64 v;
+	u64 u;
+	int r;
+
+	if (!strcmp(key, "p") || !strcmp(key, "probability"))
+		return dmf_prob_parse(val, &a->prob);
+	if (!strcmp(key, "interval")) {
+		if (kstrtou64(val, 10, &u) || !u)
+			return -EINVAL;
+		a->interval = u;
+		atomic64_set(&a->count, 0);
+		return 0;
+	}
+	if (!strcmp(key, "times")) {
+		r = dmf_parse_s64(val, -1, &v);
+		if (!r) {
+			a->times = v;
+			atomic64_set(&a->times_left, v);
+		}
+		return r;
+	}
+	if (!strcmp(key, "space")) {
+		r = dmf_parse_s64(val, 0, &v);
+		if (!r) {
+			a->space = v;
+			atomic64_set(&a->space_left, v);
+		}
+		return r;
+	}
+	if (!strcmp(key, "seed")) {
+		if (kstrtou64(val, 0, &u))
+			return -EINVAL;
+		return dmf_attr_set_seed(a, u);
+	}
+	if (!strcmp(key, "verbose")) {
+		if (kstrtou64(val, 10, &u) || u > 2)
+			return -EINVAL;
+		a->verbose = u;
+		return 0;
+	}
+	return -ENOENT;
+}
+EXPORT_SYMBOL_GPL(dmf_attr_parse_kv);
+
+/**
+ * dmf_attr_parse_legacy - parse "<interval>,<probability>,<space>,<times>"
+ * @a: the attribute
+ * @str: the kernel's fault-injection parameter string
+ *
+ * The probability accepts every form dmf_prob_parse() does, so the kernel's
+ * whole percent keeps its meaning.  On error @a is left unchanged.
+ *
+ * Return: 0 or -EINVAL/-ERANGE.
+ */
+int dmf_attr_parse_legacy(struct dmf_attr *a, const char *str)
+{
+	static const char * const keys[] = { "interval", "p", "space", "times" };
+	struct dmf_attr tmp = *a;
+	char field[48];
+	const char *s = str;
+	int i, r;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *end = strchr(s, ',');
+		size_t n = end ? end - s : strlen(s);
+
+		if ((i < 3) != !!end || !n || n >= sizeof(field))
+			return -EINVAL;
+		memcpy(field, s, n);
+		field[n] = '\0';
+		r = dmf_attr_parse_kv(&tmp, keys[i], field);
+		if (r)
+			return r == -ENOENT ? -EINVAL : r;
+		s += n + 1;
+	}
+	a->prob = tmp.prob;
+	a->interval = tmp.interval;
+	a->times = tmp.times;
+	a->space = tmp.space;
+	dmf_attr_reset(a);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(dmf_attr_parse_legacy);
+
+/**
+ * dmf_attr_format - print an attribute as comma-separated key=value pairs
+ * @a: the attribute
+ * @buf: output
+ * @len: size of @buf
+ *
+ * Prints p and seed always, the other keys when they differ from the
+ * defaults; dmf_attr_parse_kv() reads every pair back.
+ *
+ * Return: the length the full text needs, as snprintf().
+ */
+int dmf_attr_format(const struct dmf_attr *a, char *buf, size_t len)
+{
+	char prob[48];
+	int n;
+
+	dmf_prob_format(&a->prob, prob, sizeof(prob));
+	n = snprintf(buf, len, "p=%s", prob);
+	if (a->interval > 1)
+		n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
+			      ",interval=%llu", a->interval);
+	if (a->times != -1)
+		n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
+			      ",times=%lld", (long long)a->times);
+	if (a->space)
+		n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
+			      ",space=%lld", (long long)a->space);
+	if (a->verbose)
+		n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
+			      ",verbose=%u", a->verbose);
+	n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
+		      ",seed=%llu", a->seed);
+	return n;
+}
+EXPORT_SYMBOL_GPL(dmf_attr_format);
+
+/**
+ * dmf_register_task_ops - install the per-task hooks (make-it-fail, fail-nth)
+ * @ops: the hooks, which must stay valid until unregistered
+ *
+ * Return: 0, or -EBUSY if another user has them.
+ */
+int dmf_register_task_ops(const struct dmf_task_ops *ops)
+{
+	int r = 0;
+
+	mutex_lock(&dmf_task_ops_lock);
+	if (rcu_access_pointer(dmf_task_ops))
+		r = -EBUSY;
+	else
+		rcu_assign_pointer(dmf_task_ops, ops);
+	mutex_unlock(&dmf_task_ops_lock);
+	return r;
+}
+EXPORT_SYMBOL_GPL(dmf_register_task_ops);
+
+void dmf_unregister_task_ops(const struct dmf_task_ops *ops)
+{
+	mutex_lock(&dmf_task_ops_lock);
+	if (rcu_access_pointer(dmf_task_ops) == ops)
+		RCU_INIT_POINTER(dmf_task_ops, NULL);
+	mutex_unlock(&dmf_task_ops_lock);
+	synchronize_rcu();
+}
+EXPORT_SYMBOL_GPL(dmf_unregister_task_ops);
+
+MODULE_DESCRIPTION("dm-fault decision engine");
+MODULE_AUTHOR("dm-fault developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Install the Debian packages dm-fault needs to build, test and benchmark.
+# As root, missing packages are installed with apt-get; otherwise the exact
+# apt-get line is printed and the script fails.
+#
+# usage: scripts/deps.sh [build|check|lint|bench|all]
+set -eu
+
+base="make gcc libc6-dev kmod cpio xz-utils zstd python3
+	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	libdevmapper-dev dmsetup"
+vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux"
+lint="sparse linux-source-6.1 perl"
+fuzz="clang libclang-rt-14-dev"
+bench="gnuplot-nox valgrind"
+
+case "${1:-all}" in
+build)	want="$base" ;;
+check)	want="$base $vm $fuzz" ;;
+lint)	want="$base $lint" ;;
+bench)	want="$base $vm $bench" ;;
+all)	want="$base $vm $lint $fuzz $bench" ;;
+*)	echo "usage: $0 [build|check|lint|bench|all]" >&2; exit 2 ;;
+esac
+
+missing=
+for p in $want; do
+	s=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	case "$s" in ii*) ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "dm-fault: missing packages; run as root:" >&2
+	echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
+	exit 1
+fi
+echo "dm-fault: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing >/dev/null
