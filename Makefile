@@ -39,6 +39,7 @@ modules: deps-build
 
 tools: deps-build
 	@$(MAKE) -s -C tools/dmfault
+	@$(MAKE) -s -C tests/vm/bin
 
 unit: deps-check
 	@$(MAKE) -s -C tests/unit check
@@ -66,3 +67,4 @@ clean:
 	-@$(MAKE) -s -C tools/dmfault clean
 	-@$(MAKE) -s -C tests/unit clean
 	-@$(MAKE) -s -C tests/fuzz clean
+	-@$(MAKE) -s -C tests/vm/bin clean

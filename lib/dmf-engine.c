@@ -567,9 +567,10 @@ int dmf_attr_parse_legacy(struct dmf_attr *a, const char *str)
 
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		const char *end = strchr(s, ',');
+		const bool last = i == ARRAY_SIZE(keys) - 1;
 		size_t n = end ? end - s : strlen(s);
 
-		if ((i < 3) != !!end || !n || n >= sizeof(field))
+		if (!!end == last || !n || n >= sizeof(field))
 			return -EINVAL;
 		memcpy(field, s, n);
 		field[n] = '\0';
@@ -596,7 +597,7 @@ EXPORT_SYMBOL_GPL(dmf_attr_parse_legacy);
  * Prints p and seed always, the other keys when they differ from the
  * defaults; dmf_attr_parse_kv() reads every pair back.
  *
- * Return: the length the full text needs, as snprintf().
+ * Return: the number of characters written, as scnprintf().
  */
 int dmf_attr_format(const struct dmf_attr *a, char *buf, size_t len)
 {
@@ -604,21 +605,16 @@ int dmf_attr_format(const struct dmf_attr *a, char *buf, size_t len)
 	int n;
 
 	dmf_prob_format(&a->prob, prob, sizeof(prob));
-	n = snprintf(buf, len, "p=%s", prob);
+	n = scnprintf(buf, len, "p=%s", prob);
 	if (a->interval > 1)
-		n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
-			      ",interval=%llu", a->interval);
+		n += scnprintf(buf + n, len - n, ",interval=%llu", a->interval);
 	if (a->times != -1)
-		n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
-			      ",times=%lld", (long long)a->times);
+		n += scnprintf(buf + n, len - n, ",times=%lld", (long long)a->times);
 	if (a->space)
-		n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
-			      ",space=%lld", (long long)a->space);
+		n += scnprintf(buf + n, len - n, ",space=%lld", (long long)a->space);
 	if (a->verbose)
-		n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
-			      ",verbose=%u", a->verbose);
-	n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
-		      ",seed=%llu", a->seed);
+		n += scnprintf(buf + n, len - n, ",verbose=%u", a->verbose);
+	n += scnprintf(buf + n, len - n, ",seed=%llu", a->seed);
 	return n;
 }
 EXPORT_SYMBOL_GPL(dmf_attr_format);

@@ -21,6 +21,15 @@ static const char * const dmf_op_names[DMF_NR_OPS + 1] = {
 static const char * const dmf_action_names[DMF_NR_ACTIONS] = {
 	[DMF_ACT_ERROR] = "error",
 	[DMF_ACT_DROP] = "drop",
+	[DMF_ACT_CORRUPT] = "corrupt",
+	[DMF_ACT_DELAY] = "delay",
+	[DMF_ACT_STALL] = "stall",
+	[DMF_ACT_TORN] = "torn",
+};
+
+static const char * const dmf_dist_names[] = {
+	[DMF_DIST_UNIFORM] = "uniform",
+	[DMF_DIST_EXP] = "exp",
 };
 
 /* Canonical names first; errno spellings are accepted as aliases. */
@@ -71,6 +80,9 @@ int dmf_rule_cfg_init(struct dmf_rule_cfg *cfg)
 	cfg->last = U64_MAX;
 	cfg->max_bytes = U32_MAX;
 	cfg->status = DMF_STS_IOERR;
+	cfg->byte = -1;
+	cfg->offset = -1;
+	cfg->keep = -1;
 	return 0;
 }
 
@@ -122,6 +134,83 @@ static int dmf_parse_bytes(const char *s, u32 *v)
 		return -EINVAL;
 	*v = x << shift;
 	return 0;
+}
+
+/**
+ * dmf_parse_duration - parse a duration: 10 (ms, as dm-delay), 10ms, 250us,
+ * 1500ns, 2s
+ * @s: the text
+ * @ns: the result in nanoseconds
+ *
+ * Return: 0 or -EINVAL.
+ */
+int dmf_parse_duration(const char *s, u64 *ns)
+{
+	static const struct {
+		const char *unit;
+		u64 mult;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+		{ "", 1000000 },
+	};
+	char num[24];
+	size_t n = strspn(s, "0123456789"), i;
+	u64 x;
+
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (kstrtou64(num, 10, &x))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(s + n, units[i].unit))
+			continue;
+		/* at most a day: keeps every product in range */
+		if (x > 86400ULL * 1000000000ULL / units[i].mult)
+			return -EINVAL;
+		*ns = x * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Print in the largest unit that keeps the value exact. */
+int dmf_format_duration(u64 ns, char *buf, size_t len)
+{
+	if (ns && !(ns % 1000000000))
+		return scnprintf(buf, len, "%llus", ns / 1000000000);
+	if (!(ns % 1000000))
+		return scnprintf(buf, len, "%llums", ns / 1000000);
+	if (!(ns % 1000))
+		return scnprintf(buf, len, "%lluus", ns / 1000);
+	return scnprintf(buf, len, "%lluns", ns);
+}
+
+/**
+ * dmf_exp_sample - an exponentially distributed value from a uniform draw
+ * @draw: 64 uniformly random bits
+ * @mean: the distribution's mean
+ *
+ * -ln(u) = -log2(u) * ln 2, with log2 in 16.16 fixed point: the integer part
+ * from the leading zeros, the fraction from the mantissa by a quadratic fit
+ * of log2(1 + x) (error below 0.01).  Capped at 32 times the mean.
+ */
+u64 dmf_exp_sample(u64 draw, u64 mean)
+{
+	unsigned int e;
+	u64 x, frac, l2;
+
+	if (!draw)
+		return mean * 32;
+	e = fls64(draw) - 1;			/* draw = 2^e * (1 + x) */
+	x = ((draw << (63 - e)) << 1) >> 48;	/* x in 16-bit fixed point */
+	/* log2(1 + x) ~= x + 0.346 x (1 - x) */
+	frac = x + ((x * (65536 - x)) >> 16) * 22675 / 65536;
+	l2 = ((u64)(64 - e) << 16) - frac;	/* -log2(draw / 2^64) */
+	l2 = min_t(u64, l2, 46ULL << 16);
+	/* -ln(u) = -log2(u) * ln 2, ln 2 = 45426 / 65536 */
+	return mul_u64_u64_div_u64(mean, (l2 * 45426) >> 16, 65536);
 }
 
 /* "A-B" or "A" (a single value); for sizes "A-" leaves B as it is. */
@@ -188,10 +277,23 @@ static int dmf_parse_status(const char *s, enum dmf_status *st)
 	return -EINVAL;
 }
 
+static unsigned int dmf_default_ops(enum dmf_action action)
+{
+	switch (action) {
+	case DMF_ACT_DROP:
+	case DMF_ACT_TORN:
+		return DMF_OPM_WRITES;
+	case DMF_ACT_CORRUPT:
+		return BIT(DMF_OP_READ);
+	default:
+		return DMF_OPM_ANY;
+	}
+}
+
 static int dmf_rule_kv(struct dmf_rule_cfg *cfg, const char *key, char *val,
 		       const char **error)
 {
-	u32 sz_min, sz_max;
+	u32 sz_min;
 	u64 a, b;
 	int r;
 
@@ -207,10 +309,8 @@ static int dmf_rule_kv(struct dmf_rule_cfg *cfg, const char *key, char *val,
 	} else if (!strcmp(key, "size")) {
 		if (dmf_parse_range(val, true, &a, &b))
 			goto bad_value;
-		sz_min = a;
-		sz_max = b;
-		cfg->min_bytes = sz_min;
-		cfg->max_bytes = sz_max;
+		cfg->min_bytes = a;
+		cfg->max_bytes = b;
 	} else if (!strcmp(key, "up")) {
 		if (dmf_parse_u32(val, &cfg->up_s))
 			goto bad_value;
@@ -230,6 +330,43 @@ static int dmf_rule_kv(struct dmf_rule_cfg *cfg, const char *key, char *val,
 	} else if (!strcmp(key, "status")) {
 		if (dmf_parse_status(val, &cfg->status))
 			goto bad_value;
+	} else if (!strcmp(key, "bits")) {
+		if (dmf_parse_u32(val, &cfg->bits) || !cfg->bits || cfg->bits > 4096)
+			goto bad_value;
+	} else if (!strcmp(key, "byte")) {
+		if (dmf_parse_u32(val, &sz_min) || sz_min > 255)
+			goto bad_value;
+		cfg->byte = sz_min;
+	} else if (!strcmp(key, "offset")) {
+		if (!strcmp(val, "random"))
+			cfg->offset = -1;
+		else if (dmf_parse_u32(val, &sz_min))
+			goto bad_value;
+		else
+			cfg->offset = sz_min;
+	} else if (!strcmp(key, "delay")) {
+		if (dmf_parse_duration(val, &cfg->delay_ns))
+			goto bad_value;
+	} else if (!strcmp(key, "jitter")) {
+		if (dmf_parse_duration(val, &cfg->jitter_ns))
+			goto bad_value;
+	} else if (!strcmp(key, "dist")) {
+		if (!strcmp(val, dmf_dist_names[DMF_DIST_UNIFORM]))
+			cfg->dist = DMF_DIST_UNIFORM;
+		else if (!strcmp(val, dmf_dist_names[DMF_DIST_EXP]))
+			cfg->dist = DMF_DIST_EXP;
+		else
+			goto bad_value;
+	} else if (!strcmp(key, "timeout")) {
+		if (dmf_parse_duration(val, &cfg->timeout_ns))
+			goto bad_value;
+	} else if (!strcmp(key, "keep")) {
+		if (!strcmp(val, "random"))
+			cfg->keep = -1;
+		else if (dmf_parse_u64(val, &a) || a > U32_MAX)
+			goto bad_value;
+		else
+			cfg->keep = a;
 	} else {
 		r = dmf_attr_parse_kv(&cfg->attr, key, val);
 		if (r == -ENOENT) {
@@ -257,6 +394,23 @@ static int dmf_rule_check(struct dmf_rule_cfg *cfg, const char **error)
 	    (cfg->opmask & ~(DMF_OPM_WRITES | 1U << DMF_OP_DISCARD |
 			     1U << DMF_OP_WRITE_ZEROES | 1U << DMF_OP_FLUSH))) {
 		*error = "drop applies to write, flush, discard and write-zeroes only";
+		return -EINVAL;
+	}
+	if (cfg->action == DMF_ACT_CORRUPT &&
+	    cfg->opmask != BIT(DMF_OP_READ) && (cfg->opmask & ~DMF_OPM_WRITES)) {
+		*error = "corrupt needs op=read or op=write";
+		return -EINVAL;
+	}
+	if (cfg->action == DMF_ACT_TORN && (cfg->opmask & ~DMF_OPM_WRITES)) {
+		*error = "torn applies to writes only";
+		return -EINVAL;
+	}
+	if (cfg->action == DMF_ACT_CORRUPT && cfg->byte >= 0 && cfg->bits) {
+		*error = "corrupt takes bits= or byte=, not both";
+		return -EINVAL;
+	}
+	if (cfg->action == DMF_ACT_DELAY && !cfg->delay_ns && !cfg->jitter_ns) {
+		*error = "delay needs delay= or jitter=";
 		return -EINVAL;
 	}
 	if (cfg->action == DMF_ACT_ERROR && cfg->status == DMF_STS_OK) {
@@ -299,8 +453,7 @@ int dmf_rule_cfg_parse(struct dmf_rule_cfg *cfg, const char *text, const char **
 		return -EINVAL;
 	}
 	cfg->action = i;
-	if (cfg->action == DMF_ACT_DROP)
-		cfg->opmask = DMF_OPM_WRITES;
+	cfg->opmask = dmf_default_ops(cfg->action);
 
 	while (s && (kv = strsep(&s, ",")) != NULL) {
 		val = strchr(kv, '=');
@@ -322,19 +475,14 @@ static int dmf_format_ops(unsigned int mask, char *buf, size_t len)
 	int n = 0;
 
 	if ((mask & DMF_OPM_ANY) == DMF_OPM_ANY)
-		return snprintf(buf, len, "any");
+		return scnprintf(buf, len, "any");
 	for (i = 0; i <= DMF_NR_OPS; i++) {
 		if (!(mask & (1U << i)))
 			continue;
-		n += snprintf(buf + min_t(size_t, n, len), len - min_t(size_t, n, len),
-			      "%s%s", n ? "+" : "", dmf_op_names[i]);
+		n += scnprintf(buf + n, len - n, "%s%s", n ? "+" : "", dmf_op_names[i]);
 	}
 	return n;
 }
-
-#define dmf_emit(buf, len, n, fmt, ...)						\
-	((n) += snprintf((buf) + min_t(size_t, (n), (len)),			\
-			 (len) - min_t(size_t, (n), (len)), fmt, ##__VA_ARGS__))
 
 /**
  * dmf_rule_cfg_format - print a rule as dmf_rule_cfg_parse() reads it
@@ -342,35 +490,56 @@ static int dmf_format_ops(unsigned int mask, char *buf, size_t len)
  * @buf: output
  * @len: size of @buf
  *
- * Return: the length the full text needs, as snprintf().
+ * Return: the number of characters written, as scnprintf(); text that does
+ * not fit is cut.
  */
 int dmf_rule_cfg_format(const struct dmf_rule_cfg *cfg, char *buf, size_t len)
 {
-	unsigned int def_ops = cfg->action == DMF_ACT_DROP ? DMF_OPM_WRITES : DMF_OPM_ANY;
-	char ops[80];
+	unsigned int def_ops = dmf_default_ops(cfg->action);
+	char ops[80], t[32];
 	int n = 0;
 
-	dmf_emit(buf, len, n, "%s:id=%u", dmf_action_name(cfg->action), cfg->id);
+	n += scnprintf(buf + n, len - n, "%s:id=%u", dmf_action_name(cfg->action), cfg->id);
 	if (cfg->opmask != def_ops) {
 		dmf_format_ops(cfg->opmask, ops, sizeof(ops));
-		dmf_emit(buf, len, n, ",op=%s", ops);
+		n += scnprintf(buf + n, len - n, ",op=%s", ops);
 	}
 	if (cfg->first || cfg->last != U64_MAX)
-		dmf_emit(buf, len, n, ",sectors=%llu-%llu", cfg->first, cfg->last);
+		n += scnprintf(buf + n, len - n, ",sectors=%llu-%llu", cfg->first, cfg->last);
 	if (cfg->min_bytes || cfg->max_bytes != U32_MAX)
-		dmf_emit(buf, len, n, ",size=%u-%u", cfg->min_bytes, cfg->max_bytes);
+		n += scnprintf(buf + n, len - n, ",size=%u-%u", cfg->min_bytes, cfg->max_bytes);
 	if (cfg->down_s)
-		dmf_emit(buf, len, n, ",up=%u,down=%u", cfg->up_s, cfg->down_s);
+		n += scnprintf(buf + n, len - n, ",up=%u,down=%u", cfg->up_s, cfg->down_s);
 	if (cfg->after_s)
-		dmf_emit(buf, len, n, ",after=%u", cfg->after_s);
+		n += scnprintf(buf + n, len - n, ",after=%u", cfg->after_s);
 	if (cfg->skip)
-		dmf_emit(buf, len, n, ",skip=%llu", cfg->skip);
+		n += scnprintf(buf + n, len - n, ",skip=%llu", cfg->skip);
 	if (cfg->status != DMF_STS_IOERR)
-		dmf_emit(buf, len, n, ",status=%s", dmf_status_name(cfg->status));
+		n += scnprintf(buf + n, len - n, ",status=%s", dmf_status_name(cfg->status));
+	if (cfg->bits)
+		n += scnprintf(buf + n, len - n, ",bits=%u", cfg->bits);
+	if (cfg->byte >= 0)
+		n += scnprintf(buf + n, len - n, ",byte=%d", cfg->byte);
+	if (cfg->offset >= 0)
+		n += scnprintf(buf + n, len - n, ",offset=%lld", cfg->offset);
+	if (cfg->delay_ns) {
+		dmf_format_duration(cfg->delay_ns, t, sizeof(t));
+		n += scnprintf(buf + n, len - n, ",delay=%s", t);
+	}
+	if (cfg->jitter_ns) {
+		dmf_format_duration(cfg->jitter_ns, t, sizeof(t));
+		n += scnprintf(buf + n, len - n, ",jitter=%s,dist=%s", t,
+			       dmf_dist_names[cfg->dist]);
+	}
+	if (cfg->timeout_ns) {
+		dmf_format_duration(cfg->timeout_ns, t, sizeof(t));
+		n += scnprintf(buf + n, len - n, ",timeout=%s", t);
+	}
+	if (cfg->keep >= 0)
+		n += scnprintf(buf + n, len - n, ",keep=%lld", cfg->keep);
 	if (!cfg->enabled)
-		dmf_emit(buf, len, n, ",enabled=0");
-	dmf_emit(buf, len, n, ",");
-	n += dmf_attr_format(&cfg->attr, buf + min_t(size_t, n, len),
-			     len - min_t(size_t, n, len));
+		n += scnprintf(buf + n, len - n, ",enabled=0");
+	n += scnprintf(buf + n, len - n, ",");
+	n += dmf_attr_format(&cfg->attr, buf + n, len - n);
 	return n;
 }

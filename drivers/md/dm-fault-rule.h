@@ -26,13 +26,18 @@ enum dmf_op {
 	DMF_NR_OPS
 };
 
-#define DMF_OPM_FUA		(1U << DMF_NR_OPS)	/* a write with REQ_FUA */
+/* a write with REQ_FUA */
+#define DMF_OPM_FUA		BIT(DMF_NR_OPS)
 #define DMF_OPM_ANY		((1U << DMF_NR_OPS) - 1)
 #define DMF_OPM_WRITES		((1U << DMF_OP_WRITE) | DMF_OPM_FUA)
 
 enum dmf_action {
 	DMF_ACT_ERROR,		/* complete with an error status */
 	DMF_ACT_DROP,		/* acknowledge a write, never write it */
+	DMF_ACT_CORRUPT,	/* flip bits or set a byte in the data */
+	DMF_ACT_DELAY,		/* hold the bio for a (jittered) time */
+	DMF_ACT_STALL,		/* hold the bio until released or timed out */
+	DMF_ACT_TORN,		/* write only a prefix of the bio */
 	DMF_NR_ACTIONS
 };
 
@@ -52,6 +57,11 @@ enum dmf_status {
 	DMF_NR_STATUS
 };
 
+enum dmf_dist {
+	DMF_DIST_UNIFORM,	/* jitter uniform in [0, jitter] */
+	DMF_DIST_EXP,		/* jitter exponential with mean jitter */
+};
+
 struct dmf_rule_cfg {
 	unsigned int id;		/* 0: assign the next free id */
 	bool enabled;
@@ -66,7 +76,15 @@ struct dmf_rule_cfg {
 
 	/* action */
 	enum dmf_action action;
-	enum dmf_status status;
+	enum dmf_status status;		/* error; torn completion */
+	u32 bits;			/* corrupt: bits to flip */
+	s32 byte;			/* corrupt: value to set, -1 flips bits */
+	s64 offset;			/* corrupt: byte in the bio, -1 random */
+	u64 delay_ns;			/* delay: base time */
+	u64 jitter_ns;			/* delay: added jitter, see dist */
+	enum dmf_dist dist;
+	u64 timeout_ns;			/* stall: 0 holds until released */
+	s64 keep;			/* torn: sectors written, -1 random */
 
 	struct dmf_attr attr;
 };
@@ -75,6 +93,9 @@ int dmf_rule_cfg_init(struct dmf_rule_cfg *cfg);
 void dmf_rule_cfg_destroy(struct dmf_rule_cfg *cfg);
 int dmf_rule_cfg_parse(struct dmf_rule_cfg *cfg, const char *text, const char **error);
 int dmf_rule_cfg_format(const struct dmf_rule_cfg *cfg, char *buf, size_t len);
+int dmf_parse_duration(const char *s, u64 *ns);
+int dmf_format_duration(u64 ns, char *buf, size_t len);
+u64 dmf_exp_sample(u64 draw, u64 mean);
 
 const char *dmf_op_name(unsigned int op);
 const char *dmf_action_name(enum dmf_action action);

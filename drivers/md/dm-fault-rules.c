@@ -153,7 +153,7 @@ void dmf_rule_clear_counters(struct dmf_rule *rule)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		*per_cpu_ptr(rule->seen, cpu) = 0;
+		per_cpu(*rule->seen, cpu) = 0;
 	dmf_attr_clear_counters(&rule->cfg.attr);
 }
 

@@ -4,7 +4,8 @@
  * faults into the bios it passes according to rules.  A rule matches bios
  * (by operation, sector range, size, time window), asks the dm-fault engine
  * whether to fire (probability, interval, times, space, seed) and acts
- * (error with a chosen status, drop a write).  Rules are given in the table
+ * (error with a chosen status, drop a write, corrupt data, delay or stall,
+ * tear a write).  Rules are given in the table
  * and changed at run time with messages; every rule and operation keeps
  * counters, and recent injections are kept in a ring log.
  */
@@ -17,7 +18,7 @@
 #include "dm-fault.h"
 
 #define CREATE_TRACE_POINTS
-#include "dm-fault-trace.h"
+#include "dm_fault_trace.h"
 
 #define DM_MSG_PREFIX "fault"
 
@@ -72,31 +73,10 @@ static void fault_log(struct fault_c *fc, struct dmf_rule *rule, unsigned int op
 	e->action = rule->cfg.action;
 	spin_unlock_irqrestore(&fc->log_lock, flags);
 
-	trace_dmf_inject(dm_device_name(dm_table_get_md(fc->ti->table)), rule->cfg.id,
-			 dmf_action_name(rule->cfg.action), dmf_op_name(op), sector, bytes,
+	trace_dmf_inject(disk_devt(dm_disk(dm_table_get_md(fc->ti->table))), rule->cfg.id,
+			 rule->cfg.action, op, sector, bytes,
 			 rule->cfg.action == DMF_ACT_ERROR ?
 			 blk_status_to_errno(rule->status) : 0);
-}
-
-/* Act on a bio a rule fired on; the per-bio data holds the rule. */
-static int fault_act(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
-		     sector_t sector)
-{
-	struct dmf_rule *rule = pb->rule;
-
-	fault_log(fc, rule, pb->op, sector, pb->bytes);
-	switch (rule->cfg.action) {
-	case DMF_ACT_ERROR:
-		bio->bi_status = rule->status;
-		bio_endio(bio);
-		return DM_MAPIO_SUBMITTED;
-	case DMF_ACT_DROP:
-		bio_endio(bio);
-		return DM_MAPIO_SUBMITTED;
-	default:
-		break;
-	}
-	return DM_MAPIO_REMAPPED;
 }
 
 static int fault_map(struct dm_target *ti, struct bio *bio)
@@ -131,8 +111,10 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	bio_set_dev(bio, fc->dev->bdev);
 	if (bio_sectors(bio))
 		bio->bi_iter.bi_sector = fc->start + sector;
-	if (unlikely(pb->rule))
-		return fault_act(fc, pb, bio, sector);
+	if (unlikely(pb->rule)) {
+		fault_log(fc, pb->rule, pb->op, sector, pb->bytes);
+		return dmf_act(fc, pb, bio);
+	}
 	return DM_MAPIO_REMAPPED;
 }
 
@@ -149,6 +131,7 @@ static int fault_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *err
 		put_cpu_ptr(fc->stats);
 	}
 	if (pb->rule) {
+		dmf_act_end_io(fc, pb, bio, error);
 		dmf_rule_put(pb->rule);
 		pb->rule = NULL;
 	}
@@ -260,6 +243,8 @@ static void fault_dtr(struct dm_target *ti)
 	if (!fc)
 		return;
 	/* No I/O can be in flight: the rules go at once. */
+	dmf_held_exit(fc);
+	bioset_exit(&fc->bs);
 	dmf_ruleset_free(rcu_dereference_protected(fc->rules, 1));
 	free_percpu(fc->stats);
 	if (fc->dev)
@@ -313,6 +298,16 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (!fc->stats) {
 		ti->error = "Cannot allocate statistics";
 		r = -ENOMEM;
+		goto bad;
+	}
+	r = bioset_init(&fc->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS);
+	if (r) {
+		ti->error = "Cannot allocate bio set";
+		goto bad;
+	}
+	r = dmf_held_init(fc);
+	if (r) {
+		ti->error = "Cannot allocate work queue";
 		goto bad;
 	}
 
@@ -427,8 +422,6 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 				DMEMIT(" ");
 				sz += dmf_rule_cfg_format(&set->rules[i]->cfg, result + sz,
 							  maxlen - sz);
-				if (sz >= maxlen)
-					sz = maxlen - 1;
 			}
 		}
 		break;
@@ -451,6 +444,7 @@ static int fault_msg_stats(struct fault_c *fc, char *result, unsigned int maxlen
 	int op;
 
 	fault_emit_op_stats(fc, &sum);
+	DMEMIT("held %u\n", READ_ONCE(fc->nr_held));
 	for (op = 0; op < DMF_NR_OPS; op++)
 		DMEMIT("op %s bios=%llu bytes=%llu failed=%llu failed_bytes=%llu\n",
 		       dmf_op_name(op), sum.bios[op], sum.bytes[op], sum.failed[op],
@@ -458,10 +452,10 @@ static int fault_msg_stats(struct fault_c *fc, char *result, unsigned int maxlen
 	for (i = 0; set && i < set->nr; i++) {
 		rule = set->rules[i];
 		dmf_attr_counters(&rule->cfg.attr, &c);
-		DMEMIT("rule %u action=%s enabled=%d seen=%llu matched=%llu injected=%llu seed=%llu\n",
-		       rule->cfg.id, dmf_action_name(rule->cfg.action),
-		       READ_ONCE(rule->cfg.enabled), dmf_rule_seen(rule), c.evaluated,
-		       c.injected, rule->cfg.attr.seed);
+		DMEMIT("rule %u action=%s enabled=%d seen=%llu matched=%llu ", rule->cfg.id,
+		       dmf_action_name(rule->cfg.action), READ_ONCE(rule->cfg.enabled),
+		       dmf_rule_seen(rule), c.evaluated);
+		DMEMIT("injected=%llu seed=%llu\n", c.injected, rule->cfg.attr.seed);
 	}
 	return 1;
 }
@@ -495,8 +489,6 @@ static int fault_msg_list(struct fault_c *fc, char *result, unsigned int maxlen)
 
 	for (i = 0; set && i < set->nr; i++) {
 		sz += dmf_rule_cfg_format(&set->rules[i]->cfg, result + sz, maxlen - sz);
-		if (sz >= maxlen)
-			sz = maxlen - 1;
 		DMEMIT("\n");
 	}
 	return 1;
@@ -595,6 +587,15 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 		r = fault_msg_stats(fc, result, maxlen);
 	} else if (argc == 1 && !strcasecmp(argv[0], "log")) {
 		r = fault_msg_log(fc, result, maxlen);
+	} else if (argc <= 2 && !strcasecmp(argv[0], "release")) {
+		i = 0;
+		if (argc == 2 && (kstrtouint(argv[1], 10, &i) || !i)) {
+			DMWARN("%s: release: invalid rule id '%s'",
+			       dm_device_name(dm_table_get_md(ti->table)), argv[1]);
+		} else {
+			dmf_held_release(fc, i);
+			r = 0;
+		}
 	} else if (argc == 1 && !strcasecmp(argv[0], "reset")) {
 		set = fault_rules(fc);
 		for (i = 0; set && i < set->nr; i++)
@@ -611,6 +612,16 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 	mutex_unlock(&fc->lock);
 	return r;
+}
+
+static void fault_presuspend(struct dm_target *ti)
+{
+	dmf_held_stop(ti->private);
+}
+
+static void fault_resume(struct dm_target *ti)
+{
+	dmf_held_start(ti->private);
 }
 
 static int fault_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn fn,
@@ -639,6 +650,8 @@ static struct target_type fault_target = {
 	.dtr = fault_dtr,
 	.map = fault_map,
 	.end_io = fault_end_io,
+	.presuspend = fault_presuspend,
+	.resume = fault_resume,
 	.status = fault_status,
 	.message = fault_message,
 	.prepare_ioctl = fault_prepare_ioctl,

@@ -7,6 +7,7 @@
 #define _DM_FAULT_H
 
 #include <linux/device-mapper.h>
+#include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -61,7 +62,20 @@ struct fault_c {
 
 	struct dmf_op_stats __percpu *stats;
 
-	spinlock_t log_lock;
+	/* bios held by delay and stall rules */
+	spinlock_t held_lock;		/* protects held, release_* */
+	struct list_head held;
+	unsigned int nr_held;
+	bool may_hold;			/* false from presuspend to resume */
+	unsigned int release_rule;	/* release stalls of this rule id */
+	bool release_all;
+	struct hrtimer held_timer;
+	struct work_struct held_work;
+	struct workqueue_struct *wq;
+
+	struct bio_set bs;		/* clones for torn and copy-on-corrupt */
+
+	spinlock_t log_lock;		/* protects the log ring */
 	unsigned int log_head;
 	unsigned int log_count;
 	struct dmf_log_entry log[DMF_LOG_SIZE];
@@ -70,6 +84,9 @@ struct fault_c {
 /* Per-bio data */
 struct dmf_per_bio {
 	struct dmf_rule *rule;		/* rule that acted, holds a reference */
+	struct bvec_iter iter;		/* the data as mapped, for read corruption */
+	struct list_head held;		/* on fc->held while delayed or stalled */
+	u64 due_ns;			/* when a held bio goes, U64_MAX: on release */
 	unsigned int bytes;
 	u8 op;
 };
@@ -86,5 +103,15 @@ void dmf_rule_clear_counters(struct dmf_rule *rule);
 struct dmf_ruleset *dmf_ruleset_alloc(unsigned int nr);
 void dmf_ruleset_retire(struct dmf_ruleset *set);
 void dmf_ruleset_free(struct dmf_ruleset *set);
+
+/* dm-fault-actions.c */
+int dmf_act(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio);
+void dmf_act_end_io(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
+		    blk_status_t *error);
+int dmf_held_init(struct fault_c *fc);
+void dmf_held_exit(struct fault_c *fc);
+void dmf_held_release(struct fault_c *fc, unsigned int rule_id);
+void dmf_held_stop(struct fault_c *fc);
+void dmf_held_start(struct fault_c *fc);
 
 #endif /* _DM_FAULT_H */

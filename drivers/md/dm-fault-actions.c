@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-fault actions: what a rule does to a bio it fires on.
+ *
+ * error and drop complete the bio at once.  corrupt changes the data: reads
+ * after they complete, writes on a copy (the caller's pages are never
+ * touched).  torn writes a prefix of the bio through a clone and completes
+ * the original with the rule's status.  delay and stall park the bio on a
+ * per-device list that a timer and a work item drain; presuspend releases
+ * everything held.
+ */
+#include <linux/bio.h>
+#include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include "dm-fault.h"
+
+#define DM_MSG_PREFIX "fault"
+
+/* Flip bits or set a byte in the data described by @iter. */
+static void dmf_corrupt_data(struct dmf_rule *rule, struct bio *bio, struct bvec_iter iter)
+{
+	const struct dmf_rule_cfg *cfg = &rule->cfg;
+	unsigned int size = iter.bi_size, n, i;
+	struct bvec_iter it;
+	struct bio_vec bv;
+	u64 pos;
+
+	if (!size)
+		return;
+	n = cfg->byte >= 0 ? 1 : max_t(u32, cfg->bits, 1);
+	for (i = 0; i < n; i++) {
+		if (cfg->byte >= 0) {
+			pos = cfg->offset >= 0 ? cfg->offset :
+				dmf_attr_draw(&rule->cfg.attr) % size;
+			if (pos >= size)
+				return;
+		} else {
+			pos = dmf_attr_draw(&rule->cfg.attr) % ((u64)size * 8);
+		}
+		__bio_for_each_segment(bv, bio, it, iter) {
+			u64 byte = cfg->byte >= 0 ? pos : pos / 8;
+			u8 *p;
+
+			if (byte >= bv.bv_len) {
+				pos -= cfg->byte >= 0 ? bv.bv_len : (u64)bv.bv_len * 8;
+				continue;
+			}
+			p = bvec_kmap_local(&bv);
+			if (cfg->byte >= 0)
+				p[byte] = cfg->byte;
+			else
+				p[byte] ^= 1U << (pos % 8);
+			kunmap_local(p);
+			break;
+		}
+	}
+}
+
+static void dmf_clone_endio(struct bio *clone)
+{
+	struct bio *bio = clone->bi_private;
+	struct dmf_per_bio *pb = dm_per_bio_data(bio, sizeof(struct dmf_per_bio));
+	struct bio_vec *bv;
+	struct bvec_iter_all iter;
+
+	/* torn: the original completes with the rule's status unless I/O failed */
+	if (clone->bi_status)
+		bio->bi_status = clone->bi_status;
+	else if (pb->rule->cfg.action == DMF_ACT_TORN)
+		bio->bi_status = pb->rule->status;
+	if (pb->rule->cfg.action == DMF_ACT_CORRUPT) {
+		bio_for_each_segment_all(bv, clone, iter)
+			__free_page(bv->bv_page);
+	}
+	bio_put(clone);
+	bio_endio(bio);
+}
+
+/* A copy of a write's data, corrupted, submitted in its place. */
+static int dmf_corrupt_write(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
+			     gfp_t gfp)
+{
+	struct bio *clone;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	clone = bio_alloc_bioset(fc->dev->bdev, bio_segments(bio), bio->bi_opf, gfp, &fc->bs);
+	if (!clone)
+		return -ENOMEM;
+	clone->bi_iter.bi_sector = bio->bi_iter.bi_sector;
+	bio_for_each_segment(bv, bio, iter) {
+		struct page *page = alloc_page(gfp);
+
+		if (!page)
+			goto fail;
+		memcpy_from_bvec(page_address(page), &bv);
+		__bio_add_page(clone, page, bv.bv_len, 0);
+	}
+	dmf_corrupt_data(pb->rule, clone, clone->bi_iter);
+	clone->bi_private = bio;
+	clone->bi_end_io = dmf_clone_endio;
+	submit_bio_noacct(clone);
+	return 0;
+
+fail:
+	{
+		struct bvec_iter_all all;
+		struct bio_vec *bvp;
+
+		bio_for_each_segment_all(bvp, clone, all)
+			__free_page(bvp->bv_page);
+	}
+	bio_put(clone);
+	return -ENOMEM;
+}
+
+/* Write only the first sectors of @bio, then complete it with the status. */
+static int dmf_torn_write(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
+			  gfp_t gfp)
+{
+	unsigned int sectors = bio_sectors(bio);
+	s64 keep = pb->rule->cfg.keep;
+	struct bio *clone;
+
+	if (keep < 0)
+		keep = sectors > 1 ? dmf_attr_draw(&pb->rule->cfg.attr) % sectors : 0;
+	if (!keep) {
+		bio->bi_status = pb->rule->status;
+		bio_endio(bio);
+		return 0;
+	}
+	clone = bio_alloc_clone(fc->dev->bdev, bio, gfp, &fc->bs);
+	if (!clone)
+		return -ENOMEM;
+	if (keep < sectors)
+		bio_trim(clone, 0, keep);
+	clone->bi_private = bio;
+	clone->bi_end_io = dmf_clone_endio;
+	submit_bio_noacct(clone);
+	return 0;
+}
+
+static u64 dmf_hold_time(struct dmf_rule *rule)
+{
+	const struct dmf_rule_cfg *cfg = &rule->cfg;
+	u64 t = cfg->delay_ns, draw;
+
+	if (cfg->action == DMF_ACT_STALL)
+		return cfg->timeout_ns ? cfg->timeout_ns : U64_MAX;
+	if (cfg->jitter_ns) {
+		draw = dmf_attr_draw(&rule->cfg.attr);
+		if (cfg->dist == DMF_DIST_EXP)
+			t += dmf_exp_sample(draw, cfg->jitter_ns);
+		else
+			t += mul_u64_u64_div_u64(draw >> 1, cfg->jitter_ns + 1, 1ULL << 63);
+	}
+	return t;
+}
+
+/* Park a bio; false if the device is suspending and it must go now. */
+static bool dmf_hold(struct fault_c *fc, struct dmf_per_bio *pb)
+{
+	u64 t = dmf_hold_time(pb->rule);
+	unsigned long flags;
+	bool held = false;
+
+	pb->due_ns = t == U64_MAX ? U64_MAX : ktime_get_ns() + t;
+	spin_lock_irqsave(&fc->held_lock, flags);
+	if (fc->may_hold) {
+		list_add_tail(&pb->held, &fc->held);
+		fc->nr_held++;
+		held = true;
+		if (pb->due_ns != U64_MAX) {
+			ktime_t due = ns_to_ktime(pb->due_ns);
+
+			if (!hrtimer_active(&fc->held_timer) ||
+			    ktime_before(due, hrtimer_get_expires(&fc->held_timer)))
+				hrtimer_start(&fc->held_timer, due, HRTIMER_MODE_ABS);
+		}
+	}
+	spin_unlock_irqrestore(&fc->held_lock, flags);
+	return held;
+}
+
+/**
+ * dmf_act - carry out a rule's action on a bio it fired on
+ * @fc: the device
+ * @pb: the bio's per-bio data; pb->rule holds a reference
+ * @bio: the bio, already remapped to the underlying device
+ *
+ * Return: a DM_MAPIO_* value for map to return.
+ */
+int dmf_act(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio)
+{
+	struct dmf_rule *rule = pb->rule;
+	gfp_t gfp = bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
+	int r = 0;
+
+	switch (rule->cfg.action) {
+	case DMF_ACT_ERROR:
+		bio->bi_status = rule->status;
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	case DMF_ACT_DROP:
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	case DMF_ACT_CORRUPT:
+		if (bio_data_dir(bio) == READ || !bio_has_data(bio)) {
+			pb->iter = bio->bi_iter;
+			return DM_MAPIO_REMAPPED;
+		}
+		r = dmf_corrupt_write(fc, pb, bio, gfp);
+		break;
+	case DMF_ACT_TORN:
+		if (!bio_has_data(bio))
+			return DM_MAPIO_REMAPPED;
+		r = dmf_torn_write(fc, pb, bio, gfp);
+		break;
+	case DMF_ACT_DELAY:
+	case DMF_ACT_STALL:
+		if (!dmf_hold(fc, pb))
+			return DM_MAPIO_REMAPPED;
+		break;
+	default:
+		return DM_MAPIO_REMAPPED;
+	}
+	if (r) {
+		/* no memory for the copy: the caller sees a retryable error */
+		bio->bi_status = bio->bi_opf & REQ_NOWAIT ? BLK_STS_AGAIN : BLK_STS_RESOURCE;
+		bio_endio(bio);
+	}
+	return DM_MAPIO_SUBMITTED;
+}
+
+/* Completion side of an action: read corruption happens here. */
+void dmf_act_end_io(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
+		    blk_status_t *error)
+{
+	if (pb->rule->cfg.action == DMF_ACT_CORRUPT && !*error &&
+	    bio_data_dir(bio) == READ && pb->iter.bi_size)
+		dmf_corrupt_data(pb->rule, bio, pb->iter);
+}
+
+static enum hrtimer_restart dmf_held_timer_fn(struct hrtimer *t)
+{
+	struct fault_c *fc = container_of(t, struct fault_c, held_timer);
+
+	queue_work(fc->wq, &fc->held_work);
+	return HRTIMER_NORESTART;
+}
+
+/* Submit the bios that are due or released; re-arm for the next one. */
+static void dmf_held_work_fn(struct work_struct *w)
+{
+	struct fault_c *fc = container_of(w, struct fault_c, held_work);
+	struct dmf_per_bio *pb, *tmp;
+	u64 now = ktime_get_ns(), next = U64_MAX;
+	struct bio_list ready;
+	struct bio *bio;
+
+	bio_list_init(&ready);
+	spin_lock_irq(&fc->held_lock);
+	list_for_each_entry_safe(pb, tmp, &fc->held, held) {
+		if (fc->release_all || pb->due_ns <= now ||
+		    (fc->release_rule && pb->rule->cfg.id == fc->release_rule &&
+		     pb->due_ns == U64_MAX)) {
+			list_del_init(&pb->held);
+			fc->nr_held--;
+			bio_list_add(&ready, dm_bio_from_per_bio_data(pb, sizeof(*pb)));
+		} else if (pb->due_ns < next) {
+			next = pb->due_ns;
+		}
+	}
+	fc->release_rule = 0;
+	fc->release_all = false;
+	if (next != U64_MAX)
+		hrtimer_start(&fc->held_timer, ns_to_ktime(next), HRTIMER_MODE_ABS);
+	spin_unlock_irq(&fc->held_lock);
+
+	while ((bio = bio_list_pop(&ready)))
+		submit_bio_noacct(bio);
+}
+
+int dmf_held_init(struct fault_c *fc)
+{
+	INIT_LIST_HEAD(&fc->held);
+	spin_lock_init(&fc->held_lock);
+	hrtimer_init(&fc->held_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	fc->held_timer.function = dmf_held_timer_fn;
+	INIT_WORK(&fc->held_work, dmf_held_work_fn);
+	fc->may_hold = true;
+	fc->wq = alloc_workqueue("dm-fault", WQ_MEM_RECLAIM, 0);
+	return fc->wq ? 0 : -ENOMEM;
+}
+
+void dmf_held_exit(struct fault_c *fc)
+{
+	if (!fc->wq)
+		return;
+	dmf_held_stop(fc);
+	destroy_workqueue(fc->wq);
+}
+
+/* Release stalled bios of one rule (0: every held bio) and wait for it. */
+void dmf_held_release(struct fault_c *fc, unsigned int rule_id)
+{
+	spin_lock_irq(&fc->held_lock);
+	if (rule_id)
+		fc->release_rule = rule_id;
+	else
+		fc->release_all = true;
+	spin_unlock_irq(&fc->held_lock);
+	queue_work(fc->wq, &fc->held_work);
+	flush_work(&fc->held_work);
+}
+
+/* presuspend: hold nothing more, let everything held go. */
+void dmf_held_stop(struct fault_c *fc)
+{
+	spin_lock_irq(&fc->held_lock);
+	fc->may_hold = false;
+	spin_unlock_irq(&fc->held_lock);
+	hrtimer_cancel(&fc->held_timer);
+	dmf_held_release(fc, 0);
+	flush_workqueue(fc->wq);
+}
+
+void dmf_held_start(struct fault_c *fc)
+{
+	spin_lock_irq(&fc->held_lock);
+	fc->may_hold = true;
+	spin_unlock_irq(&fc->held_lock);
+}

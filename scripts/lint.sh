@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make lint: the kernel's style gates on every kernel C file.
+#   - checkpatch.pl --strict --no-tree (from the linux-source package)
+#   - a full build per kernel with W=1 and C=1 (sparse)
+# Any finding fails the run.
+#
+# usage: scripts/lint.sh KVER...
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+cp_dir=build/checkpatch
+problems=0
+
+if [ ! -x "$cp_dir/scripts/checkpatch.pl" ]; then
+	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$tarball" ] || { echo "lint: no /usr/src/linux-source-*.tar.xz" >&2; exit 2; }
+	mkdir -p "$cp_dir"
+	tar -xJf "$tarball" -C "$cp_dir" --strip-components=1 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch' || exit 2
+fi
+
+files=$(git ls-files -co --exclude-standard 'lib/*.[ch]' 'drivers/*.[ch]' 'mm/*.[ch]' \
+	'include/*.h')
+echo "# checkpatch --strict on $(echo "$files" | wc -w) files"
+for f in $files; do
+	# TRACE_EVENT() bodies are laid out as every kernel trace header is.
+	case $f in
+	*_trace.h) ign=OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT ;;
+	*) ign=NONE ;;
+	esac
+	out=$("$cp_dir/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+		--ignore "$ign" -f "$f" 2>&1)
+	if [ -n "$out" ]; then
+		echo "$out"
+		problems=$((problems + 1))
+	fi
+done
+
+for k in "$@"; do
+	s=$top/build/lint-$k
+	rm -rf "$s"
+	mkdir -p "$s"
+	cp -rs "$top"/{Kbuild,lib,drivers,mm,include} "$s/"
+	echo "# W=1 C=1 build for $k"
+	out=$(make -s -C "/lib/modules/$k/build" M="$s" W=1 C=1 modules 2>&1 |
+		grep -v '^Skipping BTF generation')
+	if [ -n "$out" ]; then
+		echo "$out"
+		problems=$((problems + 1))
+	fi
+	rm -rf "$s"
+done
+
+if [ "$problems" -ne 0 ]; then
+	echo "lint: $problems finding(s)"
+	exit 1
+fi
+echo "lint: clean"

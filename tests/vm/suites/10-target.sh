@@ -1,0 +1,250 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The fault target: pass-through, each action, matching, statistics, the
+# table round trip, messages, and teardown.
+. "$(dirname "$0")/../lib.sh"
+ktap_begin target
+
+MB=1048576
+check "modules load" dmf_load
+NB=$(nullb_create nb0 256 1)
+check "null_blk device" test -b "$NB"
+S=$(dm_size "$NB")
+
+# --- pass-through ---------------------------------------------------------
+for dev in "$NB" "${VM_DISKS%% *}"; do
+	[ -b "$dev" ] || { skip "pass-through on $dev" "no such disk"; continue; }
+	sz=$(dm_size "$dev")
+	dm_create pt "0 $sz fault $dev 0"
+	dmf-pattern write /dev/mapper/pt 0 $((16 * MB)) 11 65536 >/dev/null
+	check "no rule: data written through the device reads back ($dev)" \
+		dmf-pattern verify /dev/mapper/pt 0 $((16 * MB)) 11 65536
+	check "no rule: the disk holds exactly that data ($dev)" \
+		dmf-pattern verify "$dev" 0 $((16 * MB)) 11 65536
+	dmsetup remove pt
+done
+
+# offset remap: sector 0 of the device is sector 2048 of the disk
+dm_create off "0 $((S - 2048)) fault $NB 2048"
+dmf-pattern write /dev/mapper/off 0 $MB 12 >/dev/null
+check "offset: data lands 2048 sectors in" env DMF_PATTERN_BASE=$((2048 * 512)) \
+	dmf-pattern verify "$NB" $((2048 * 512)) $MB 12
+dmsetup remove off
+
+# --- error rule at a rate ------------------------------------------------
+dm_create er "0 $S fault $NB 0 1 error:op=read,p=1%,seed=99"
+fio --name=r --filename=/dev/mapper/er --rw=randread --bs=4k --direct=1 \
+	--ioengine=libaio --iodepth=16 --number_ios=20000 --size=200M \
+	--continue_on_error=all --randseed=1 --output=/dev/null >/dev/null 2>&1
+st=$(dmsetup message er 0 stats)
+matched=$(echo "$st" | awk '/^rule 1/ {sub("matched=", "", $6); print $6}')
+injected=$(echo "$st" | awk '/^rule 1/ {sub("injected=", "", $7); print $7}')
+failed=$(echo "$st" | awk '/^op read/ {sub("failed=", "", $5); print $5}')
+# fio does not count failed I/Os against number_ios: it reads until 20000 succeed
+within "1% rule: reads evaluated" "$matched" 20000 20500
+# binomial with p = 0.01: 5 standard deviations either side of the mean
+lo=$(awk -v n="$matched" 'BEGIN {m = n * 0.01; printf "%d", m - 5 * sqrt(m * 0.99)}')
+hi=$(awk -v n="$matched" 'BEGIN {m = n * 0.01; printf "%d", m + 5 * sqrt(m * 0.99) + 1}')
+within "1% rule: injected within 5 sigma of 1% of $matched" "$injected" "$lo" "$hi"
+expect "failed reads equal injected faults" "$injected" "$failed"
+dmsetup remove er
+
+# --- seed reproducibility ------------------------------------------------
+seq_run() {
+	dm_create sd "0 $S fault $NB 0 1 error:op=read,p=5%,seed=4242"
+	fio --name=s --filename=/dev/mapper/sd --rw=read --bs=4k --direct=1 \
+		--ioengine=psync --number_ios=1000 --size=100M --continue_on_error=all \
+		--output=/dev/null >/dev/null 2>&1
+	dmsetup message sd 0 log | awk '{print $3}'
+	dmsetup remove sd
+}
+a=$(seq_run | tr '\n' ' ')
+b=$(seq_run | tr '\n' ' ')
+n=$(echo "$a" | wc -w)
+within "seed: faults injected in 1000 reads at 5%" "$n" 20 90
+expect "seed: same seed, same failing sectors" "$a" "$b"
+
+# --- table round trip ----------------------------------------------------
+t1="0 $S fault $NB 0 4 error:op=read+flush,sectors=8-15,status=enospc,p=0.1%,times=5,seed=1 drop:size=4k-64k,interval=3,seed=2 corrupt:op=write,bits=3,p=1/3,seed=3 delay:op=write,delay=2ms,jitter=500us,dist=exp,enabled=0,seed=4"
+dm_create rt "$t1"
+dmsetup table rt > /tmp/rt.table
+dmsetup remove rt
+dmsetup create rt2 < /tmp/rt.table
+expect "table: printed line recreates the same table" "$(cat /tmp/rt.table)" \
+	"$(dmsetup table rt2)"
+expect "table: rule list matches" "4" "$(dmsetup message rt2 0 rule list | wc -l)"
+dmsetup remove rt2
+
+# --- bad tables ----------------------------------------------------------
+bad() {
+	if echo "$2" | dmsetup create bad 2>/dev/null; then
+		dmsetup remove bad
+		fail "bad table rejected: $1"
+	else
+		ok "bad table rejected: $1"
+	fi
+}
+bad "unknown action" "0 $S fault $NB 0 1 explode"
+bad "unknown key" "0 $S fault $NB 0 1 error:colour=red"
+bad "p over 100%" "0 $S fault $NB 0 1 error:p=101"
+bad "rule count mismatch" "0 $S fault $NB 0 2 error"
+bad "drop on reads" "0 $S fault $NB 0 1 drop:op=read"
+bad "negative offset" "0 $S fault $NB -1"
+bad "missing device" "0 $S fault /dev/nonexistent 0"
+bad "empty value" "0 $S fault $NB 0 1 error:p="
+bad "inverted range" "0 $S fault $NB 0 1 error:sectors=9-3"
+bad "error status ok" "0 $S fault $NB 0 1 error:status=ok"
+bad "rule too long" "0 $S fault $NB 0 1 error:$(printf 'p=1,%.0s' $(seq 80))p=1"
+
+# --- error statuses ------------------------------------------------------
+dm_create st "0 $S fault $NB 0 1 error:op=write,status=enospc"
+out=$(dmf-pattern write /dev/mapper/st 0 4096 1)
+expect "status=enospc reaches the caller" "error=28 (No space left on device) at=0" "$out"
+dmsetup message st 0 rule replace 1 error:op=read,status=medium
+out=$(dmf-pattern verify /dev/mapper/st 0 4096 1)
+expect "status=medium reaches the caller as ENODATA" \
+	"error=61 (No data available) at=0" "$out"
+dmsetup message st 0 rule replace 1 error:op=read,status=etimedout
+out=$(dmf-pattern verify /dev/mapper/st 0 4096 1)
+expect "status=etimedout reaches the caller" "error=110 (Connection timed out) at=0" "$out"
+dmsetup remove st
+
+# --- drop ----------------------------------------------------------------
+dmf-pattern write "$NB" 0 $MB 20 >/dev/null
+dm_create dr "0 $S fault $NB 0 1 drop:sectors=256-511"
+check "drop: the write is acknowledged" dmf-pattern write /dev/mapper/dr 0 $MB 21
+check "drop: outside the range the new data landed" dmf-pattern verify "$NB" 0 $((128 * 1024)) 21
+check "drop: inside the range the old data stayed" \
+	dmf-pattern verify "$NB" $((128 * 1024)) $((128 * 1024)) 20
+check "drop: after the range the new data landed" \
+	dmf-pattern verify "$NB" $((256 * 1024)) $((768 * 1024)) 21
+dmsetup remove dr
+
+# --- corrupt -------------------------------------------------------------
+dmf-pattern write "$NB" 0 $MB 30 >/dev/null
+dm_create cr "0 $S fault $NB 0 1 corrupt:op=read,byte=0,offset=100,sectors=0-7,seed=5"
+out=$(dmf-pattern verify /dev/mapper/cr 0 4096 30)
+expect "corrupt read byte: exactly byte 100 differs" "bytes=1 bits=$(
+	dmf-pattern verify "$NB" 0 4096 30 >/dev/null; dd if="$NB" bs=1 skip=100 count=1 \
+	status=none | od -An -tu1 | awk '{n=0; for (v=$1; v; v=int(v/2)) n+=v%2; print n}') first=100" "$out"
+check "corrupt read: the disk is untouched" dmf-pattern verify "$NB" 0 $MB 30
+dmsetup message cr 0 rule replace 1 corrupt:op=read,bits=3,sectors=0-7,seed=5
+out=$(dmf-pattern verify /dev/mapper/cr 0 4096 30)
+expect "corrupt read bits=3: three bits differ" "3" "$(echo "$out" | sed 's/.*bits=\([0-9]*\).*/\1/')"
+dmsetup message cr 0 rule replace 1 corrupt:op=write,bits=5,sectors=0-7,seed=6
+check "corrupt write: acknowledged" dmf-pattern write /dev/mapper/cr 0 4096 31
+out=$(dmf-pattern verify "$NB" 0 4096 31)
+expect "corrupt write bits=5: five bits differ on disk" "5" \
+	"$(echo "$out" | sed 's/.*bits=\([0-9]*\).*/\1/')"
+check "corrupt write: the next block is untouched" dmf-pattern verify "$NB" 4096 4096 30
+dmsetup remove cr
+
+# --- torn ----------------------------------------------------------------
+dmf-pattern write "$NB" 0 $MB 40 >/dev/null
+dm_create tw "0 $S fault $NB 0 1 torn:keep=8,sectors=0-127"
+out=$(dmf-pattern write /dev/mapper/tw 0 65536 41 65536)
+expect "torn write fails with EIO" "error=5 (Input/output error) at=0" "$out"
+check "torn: the first 8 sectors landed" dmf-pattern verify "$NB" 0 4096 41
+check "torn: the rest did not" dmf-pattern verify "$NB" 4096 $((65536 - 4096)) 40
+dmsetup message tw 0 rule replace 1 torn:keep=3,status=ok,sectors=0-127
+check "torn status=ok: the write succeeds" dmf-pattern write /dev/mapper/tw 0 65536 42 65536
+check "torn status=ok: only 3 sectors landed" dmf-pattern verify "$NB" 0 1536 42 512
+check "torn status=ok: the rest kept old data" dmf-pattern verify "$NB" 1536 $((4096 - 1536)) 41 512
+check "torn status=ok: and beyond the first tear too" dmf-pattern verify "$NB" 4096 $((65536 - 4096)) 40
+dmsetup remove tw
+
+# --- skip and times ------------------------------------------------------
+dm_create sk "0 $S fault $NB 0 1 error:op=read,skip=3,times=1"
+res=
+for i in 1 2 3 4 5; do
+	if dd if=/dev/mapper/sk of=/dev/null bs=4k count=1 skip=$i iflag=direct status=none \
+		2>/dev/null; then res="${res}p"; else res="${res}F"; fi
+done
+expect "skip=3,times=1: three pass, one fails, then pass" "pppFp" "$res"
+dmsetup remove sk
+
+# --- delay ---------------------------------------------------------------
+dm_create dl "0 $S fault $NB 0 1 delay:op=read,delay=40ms"
+lat=$(fio --name=d --filename=/dev/mapper/dl --rw=randread --bs=4k --direct=1 \
+	--ioengine=psync --number_ios=20 --size=10M --output-format=terse --terse-version=3 \
+	2>/dev/null | awk -F';' '{print int($16 / 1000)}')
+within "delay=40ms: mean read completion latency in ms" "$lat" 40 400
+dmsetup message dl 0 rule replace 1 delay:op=read,jitter=20ms,dist=uniform,delay=10ms
+lat=$(fio --name=d --filename=/dev/mapper/dl --rw=randread --bs=4k --direct=1 \
+	--ioengine=psync --number_ios=40 --size=10M --output-format=terse --terse-version=3 \
+	2>/dev/null | awk -F';' '{print int($16 / 1000)}')
+within "delay 10ms + uniform 0-20ms: mean latency in ms" "$lat" 15 300
+dmsetup remove dl
+
+# --- stall, release, suspend ---------------------------------------------
+dm_create sl "0 $S fault $NB 0 1 stall:op=read,sectors=0-7"
+dd if=/dev/mapper/sl of=/dev/null bs=4k count=1 iflag=direct status=none &
+pid=$!
+sleep 1
+expect "stall: the read is held" "held 1" "$(dmsetup message sl 0 stats | head -n 1)"
+check "stall: reader still waiting" kill -0 $pid
+dmsetup message sl 0 release 1
+wait $pid
+expect "stall: released read completes successfully" 0 $?
+dd if=/dev/mapper/sl of=/dev/null bs=4k count=1 iflag=direct status=none &
+pid=$!
+sleep 1
+dmsetup suspend sl
+wait $pid
+expect "stall: suspend releases held bios" 0 $?
+dmsetup resume sl
+dmsetup message sl 0 rule replace 1 stall:op=read,sectors=0-7,timeout=300ms
+check "stall timeout=300ms: the read completes by itself" \
+	timeout 20 dd if=/dev/mapper/sl of=/dev/null bs=4k count=1 iflag=direct status=none
+dmsetup remove sl
+
+# --- messages --------------------------------------------------------------
+dm_create ms "0 $S fault $NB 0 1 error:op=read,sectors=100-200"
+before=$(dmsetup message ms 0 rule list)
+for m in "rule add bogus" "rule remove 99" "rule remove x" "rule enable" "frobnicate" \
+	"rule replace 1 error:p=200" "rule add error:id=1" "release 0" "rule"; do
+	# shellcheck disable=SC2086
+	if dmsetup message ms 0 $m >/dev/null 2>&1; then
+		fail "malformed message rejected: $m"
+	else
+		ok "malformed message rejected: $m"
+	fi
+done
+expect "rules unchanged after malformed messages" "$before" "$(dmsetup message ms 0 rule list)"
+id=$(dmsetup message ms 0 rule add error:op=write,sectors=0-7)
+expect "rule add returns the next id" 2 "$id"
+dmsetup message ms 0 rule disable 2
+check "disabled rule does not fire" dmf-pattern write /dev/mapper/ms 0 4096 1
+dmsetup message ms 0 rule enable 2
+if dmf-pattern write /dev/mapper/ms 0 4096 1 >/dev/null; then
+	fail "enabled rule fires"
+else
+	ok "enabled rule fires"
+fi
+dmsetup message ms 0 rule remove 2
+check "removed rule no longer fires" dmf-pattern write /dev/mapper/ms 0 4096 1
+dmsetup message ms 0 reset
+expect "reset clears the counters" "rule 1 action=error enabled=1 seen=0 matched=0 injected=0" \
+	"$(dmsetup message ms 0 stats | grep '^rule 1' | sed 's/ seed=.*//')"
+dmsetup remove ms
+
+# --- tracepoint ------------------------------------------------------------
+T=/sys/kernel/tracing
+if [ -d $T/events/dm_fault/dmf_inject ]; then
+	dm_create tp "0 $S fault $NB 0 1 error:op=read,sectors=0-7"
+	echo 1 > $T/events/dm_fault/dmf_inject/enable
+	echo > $T/trace
+	dd if=/dev/mapper/tp of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null
+	echo 0 > $T/events/dm_fault/dmf_inject/enable
+	check "tracepoint: one event per injection" grep -q "rule=1 action=error op=read sector=0 bytes=4096 error=-5" $T/trace
+	dmsetup remove tp
+else
+	fail "tracepoint dm_fault/dmf_inject exists"
+fi
+
+# --- teardown ----------------------------------------------------------------
+dm_cleanup
+nullb_destroy nb0
+check "modules unload" dmf_unload
+ktap_end
