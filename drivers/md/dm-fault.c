@@ -108,9 +108,15 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	}
 	rcu_read_unlock();
 
-	bio_set_dev(bio, fc->dev->bdev);
-	if (bio_sectors(bio))
-		bio->bi_iter.bi_sector = fc->start + sector;
+	if (unlikely(!fc->dev)) {
+		/* fault-error: nothing below; a disabled rule still fails */
+		if (!pb->rule)
+			return DM_MAPIO_KILL;
+	} else {
+		bio_set_dev(bio, fc->dev->bdev);
+		if (bio_sectors(bio))
+			bio->bi_iter.bi_sector = fc->start + sector;
+	}
 	if (unlikely(pb->rule)) {
 		fault_log(fc, pb->rule, pb->op, sector, pb->bytes);
 		return dmf_act(fc, pb, bio);
@@ -236,7 +242,7 @@ static int fault_remove_at(struct fault_c *fc, unsigned int pos, struct dmf_rule
 	return 0;
 }
 
-static void fault_dtr(struct dm_target *ti)
+void dmf_ctx_destroy(struct dm_target *ti)
 {
 	struct fault_c *fc = ti->private;
 
@@ -250,6 +256,99 @@ static void fault_dtr(struct dm_target *ti)
 	if (fc->dev)
 		dm_put_device(ti, fc->dev);
 	kfree(fc);
+	ti->private = NULL;
+}
+
+/**
+ * dmf_ctx_create - allocate a device's context, with no rules and no device
+ * @ti: the target; ti->private is set, so dmf_ctx_destroy() undoes a partial build
+ * @kind: the table syntax the device was created with
+ *
+ * Return: 0 or -ENOMEM with ti->error set.
+ */
+int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind)
+{
+	struct fault_c *fc;
+
+	fc = kzalloc(sizeof(*fc), GFP_KERNEL);
+	if (!fc) {
+		ti->error = "Cannot allocate context";
+		return -ENOMEM;
+	}
+	ti->private = fc;
+	fc->ti = ti;
+	fc->compat = kind;
+	fc->next_id = 1;
+	mutex_init(&fc->lock);
+	spin_lock_init(&fc->log_lock);
+
+	fc->stats = alloc_percpu(struct dmf_op_stats);
+	if (!fc->stats) {
+		ti->error = "Cannot allocate statistics";
+		return -ENOMEM;
+	}
+	if (bioset_init(&fc->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS)) {
+		ti->error = "Cannot allocate bio set";
+		return -ENOMEM;
+	}
+	if (dmf_held_init(fc)) {
+		ti->error = "Cannot allocate work queue";
+		return -ENOMEM;
+	}
+	ti->num_flush_bios = 1;
+	ti->num_discard_bios = 1;
+	ti->num_secure_erase_bios = 1;
+	ti->num_write_zeroes_bios = 1;
+	ti->per_io_data_size = sizeof(struct dmf_per_bio);
+	return 0;
+}
+
+/* Append a rule given as text; on error ti->error says why. */
+int dmf_ctx_add_rule(struct fault_c *fc, const char *text)
+{
+	struct dm_target *ti = fc->ti;
+	struct dmf_ruleset *set;
+	struct dmf_rule *rule;
+	int r;
+
+	mutex_lock(&fc->lock);
+	set = fault_rules(fc);
+	rule = dmf_rule_create(fc, text, &ti->error);
+	if (IS_ERR(rule)) {
+		DMERR("rule '%s': %s", text, ti->error);
+		r = PTR_ERR(rule);
+	} else {
+		r = fault_insert(fc, rule, set ? set->nr : 0, &ti->error);
+		if (r)
+			dmf_rule_put(rule);
+	}
+	mutex_unlock(&fc->lock);
+	return r;
+}
+
+/* Parse "<dev> <offset>" and open the device. */
+int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
+{
+	struct dm_target *ti = fc->ti;
+	const char *devname = dm_shift_arg(as);
+	const char *offset = dm_shift_arg(as);
+	unsigned long long start;
+	char dummy;
+	int r;
+
+	if (!devname || !offset) {
+		ti->error = "Invalid argument count";
+		return -EINVAL;
+	}
+	if (sscanf(offset, "%llu%c", &start, &dummy) != 1 || start != (sector_t)start) {
+		ti->error = "Invalid device sector";
+		return -EINVAL;
+	}
+	fc->start = start;
+	r = dm_get_device(ti, devname, dm_table_get_mode(ti->table), &fc->dev);
+	if (r)
+		ti->error = "Device lookup failed";
+	return r;
 }
 
 /*
@@ -266,60 +365,20 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	static const struct dm_arg _args[] = {
 		{0, DMF_MAX_RULES, "Invalid number of rules"},
 	};
-	struct dm_arg_set as;
-	const char *devname;
-	unsigned long long start;
-	struct dmf_rule *rule;
-	struct fault_c *fc;
-	unsigned int nr, i;
-	char dummy;
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	unsigned int nr = 0;
 	int r;
 
 	if (argc < 2) {
 		ti->error = "Invalid argument count";
 		return -EINVAL;
 	}
-	as.argc = argc;
-	as.argv = argv;
-	devname = dm_shift_arg(&as);
-
-	fc = kzalloc(sizeof(*fc), GFP_KERNEL);
-	if (!fc) {
-		ti->error = "Cannot allocate context";
-		return -ENOMEM;
-	}
-	ti->private = fc;
-	fc->ti = ti;
-	fc->next_id = 1;
-	mutex_init(&fc->lock);
-	spin_lock_init(&fc->log_lock);
-
-	fc->stats = alloc_percpu(struct dmf_op_stats);
-	if (!fc->stats) {
-		ti->error = "Cannot allocate statistics";
-		r = -ENOMEM;
+	r = dmf_ctx_create(ti, DMF_NATIVE);
+	if (r)
 		goto bad;
-	}
-	r = bioset_init(&fc->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS);
-	if (r) {
-		ti->error = "Cannot allocate bio set";
+	r = dmf_ctx_open(ti->private, &as);
+	if (r)
 		goto bad;
-	}
-	r = dmf_held_init(fc);
-	if (r) {
-		ti->error = "Cannot allocate work queue";
-		goto bad;
-	}
-
-	if (sscanf(dm_shift_arg(&as), "%llu%c", &start, &dummy) != 1 ||
-	    start != (sector_t)start) {
-		ti->error = "Invalid device sector";
-		r = -EINVAL;
-		goto bad;
-	}
-	fc->start = start;
-
-	nr = 0;
 	if (as.argc) {
 		r = dm_read_arg(_args, &as, &nr, &ti->error);
 		if (r)
@@ -330,42 +389,15 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			goto bad;
 		}
 	}
-	mutex_lock(&fc->lock);
-	for (i = 0; i < nr; i++) {
-		const char *text = dm_shift_arg(&as);
-
-		rule = dmf_rule_create(fc, text, &ti->error);
-		if (IS_ERR(rule)) {
-			DMERR("rule %u '%s': %s", i + 1, text, ti->error);
-			mutex_unlock(&fc->lock);
-			r = PTR_ERR(rule);
+	while (as.argc) {
+		r = dmf_ctx_add_rule(ti->private, dm_shift_arg(&as));
+		if (r)
 			goto bad;
-		}
-		r = fault_insert(fc, rule, i, &ti->error);
-		if (r) {
-			dmf_rule_put(rule);
-			mutex_unlock(&fc->lock);
-			goto bad;
-		}
 	}
-	mutex_unlock(&fc->lock);
-
-	r = dm_get_device(ti, devname, dm_table_get_mode(ti->table), &fc->dev);
-	if (r) {
-		ti->error = "Device lookup failed";
-		goto bad;
-	}
-
-	ti->num_flush_bios = 1;
-	ti->num_discard_bios = 1;
-	ti->num_secure_erase_bios = 1;
-	ti->num_write_zeroes_bios = 1;
-	ti->per_io_data_size = sizeof(struct dmf_per_bio);
 	return 0;
 
 bad:
-	fault_dtr(ti);
-	ti->private = NULL;
+	dmf_ctx_destroy(ti);
 	return r;
 }
 
@@ -415,6 +447,10 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 		}
 		break;
 	case STATUSTYPE_TABLE:
+		if (fc->compat != DMF_NATIVE) {
+			dmf_compat_table(fc, result, maxlen);
+			break;
+		}
 		DMEMIT("%s %llu", fc->dev->name, (unsigned long long)fc->start);
 		if (set) {
 			DMEMIT(" %u", set->nr);
@@ -427,7 +463,8 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
-		DMEMIT(",device_name=%s,start=%llu,rule_count=%u;", fc->dev->name,
+		DMEMIT(",device_name=%s,start=%llu,rule_count=%u;",
+		       fc->dev ? fc->dev->name : "none",
 		       (unsigned long long)fc->start, set ? set->nr : 0);
 		break;
 	}
@@ -629,43 +666,94 @@ static int fault_iterate_devices(struct dm_target *ti, iterate_devices_callout_f
 {
 	struct fault_c *fc = ti->private;
 
-	return fn(ti, fc->dev, fc->start, ti->len, data);
+	return fc->dev ? fn(ti, fc->dev, fc->start, ti->len, data) : 0;
 }
 
 static int fault_prepare_ioctl(struct dm_target *ti, struct block_device **bdev)
 {
 	struct fault_c *fc = ti->private;
 
+	if (!fc->dev)
+		return -ENOTTY;
 	*bdev = fc->dev->bdev;
 	/* Only pass ioctls through if the device sizes match exactly. */
 	return fc->start || ti->len != bdev_nr_sectors(fc->dev->bdev);
 }
 
-static struct target_type fault_target = {
-	.name = "fault",
-	.version = {1, 0, 0},
-	.features = DM_TARGET_NOWAIT,
-	.module = THIS_MODULE,
-	.ctr = fault_ctr,
-	.dtr = fault_dtr,
-	.map = fault_map,
-	.end_io = fault_end_io,
-	.presuspend = fault_presuspend,
-	.resume = fault_resume,
-	.status = fault_status,
-	.message = fault_message,
-	.prepare_ioctl = fault_prepare_ioctl,
-	.iterate_devices = fault_iterate_devices,
+#define FAULT_TARGET(tname, tctr) {					\
+	.name = tname,							\
+	.version = {1, 0, 0},						\
+	.features = DM_TARGET_NOWAIT,					\
+	.module = THIS_MODULE,						\
+	.ctr = tctr,							\
+	.dtr = dmf_ctx_destroy,						\
+	.map = fault_map,						\
+	.end_io = fault_end_io,						\
+	.presuspend = fault_presuspend,					\
+	.resume = fault_resume,						\
+	.status = fault_status,						\
+	.message = fault_message,					\
+	.prepare_ioctl = fault_prepare_ioctl,				\
+	.iterate_devices = fault_iterate_devices,			\
+}
+
+/*
+ * The native target, the compatibility targets under names of their own,
+ * and, with compat_names=1, those under the in-tree names when free.
+ */
+static struct target_type fault_targets[] = {
+	FAULT_TARGET("fault", fault_ctr),
+	FAULT_TARGET("fault-flakey", dmf_flakey_ctr),
+	FAULT_TARGET("fault-delay", dmf_delay_ctr),
+	FAULT_TARGET("fault-error", dmf_error_ctr),
+	FAULT_TARGET("flakey", dmf_flakey_ctr),
+	FAULT_TARGET("delay", dmf_delay_ctr),
 };
+
+#define FAULT_NR_OWN	4
+
+static bool compat_names;
+module_param(compat_names, bool, 0444);
+MODULE_PARM_DESC(compat_names,
+		 "Also register the flakey and delay targets when no module has them");
+
+static bool fault_registered[ARRAY_SIZE(fault_targets)];
+
+static void dm_fault_unregister(void)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(fault_targets) - 1; i >= 0; i--) {
+		if (fault_registered[i])
+			dm_unregister_target(&fault_targets[i]);
+		fault_registered[i] = false;
+	}
+}
 
 static int __init dm_fault_init(void)
 {
-	return dm_register_target(&fault_target);
+	int i, r;
+
+	for (i = 0; i < ARRAY_SIZE(fault_targets); i++) {
+		if (i >= FAULT_NR_OWN && !compat_names)
+			break;
+		r = dm_register_target(&fault_targets[i]);
+		if (r && i < FAULT_NR_OWN) {
+			DMERR("cannot register target %s: %d", fault_targets[i].name, r);
+			dm_fault_unregister();
+			return r;
+		}
+		if (r)
+			DMINFO("target %s already registered: not taking the name",
+			       fault_targets[i].name);
+		fault_registered[i] = !r;
+	}
+	return 0;
 }
 
 static void __exit dm_fault_exit(void)
 {
-	dm_unregister_target(&fault_target);
+	dm_fault_unregister();
 	/* Rules retired with call_rcu() run our code: wait for them. */
 	rcu_barrier();
 }

@@ -51,8 +51,31 @@ struct dmf_log_entry {
 	u8 action;
 };
 
+/* The table syntax a device was created with. */
+enum dmf_compat {
+	DMF_NATIVE,
+	DMF_FLAKEY,
+	DMF_DELAY,
+	DMF_ERROR,
+};
+
+/* What a compatibility table said, to print it back. */
+struct dmf_compat_args {
+	unsigned int up, down;
+	unsigned long flags;		/* DMF_FL_* */
+	unsigned int corrupt_byte;	/* 1-based; 0: none */
+	unsigned int corrupt_value;
+	unsigned int corrupt_flags;
+	char corrupt_dir;
+	unsigned int rrc, rwc;		/* random_{read,write}_corrupt, per 10^9 */
+	unsigned int nr_delay;		/* delay classes given: 1 to 3 */
+	unsigned int delay_ms[3];
+};
+
 struct fault_c {
 	struct dm_dev *dev;
+	enum dmf_compat compat;
+	struct dmf_compat_args cargs;
 	sector_t start;
 	struct dm_target *ti;
 
@@ -103,6 +126,18 @@ void dmf_rule_clear_counters(struct dmf_rule *rule);
 struct dmf_ruleset *dmf_ruleset_alloc(unsigned int nr);
 void dmf_ruleset_retire(struct dmf_ruleset *set);
 void dmf_ruleset_free(struct dmf_ruleset *set);
+
+/* dm-fault.c */
+int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind);
+void dmf_ctx_destroy(struct dm_target *ti);
+int dmf_ctx_add_rule(struct fault_c *fc, const char *text);
+int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
+
+/* dm-fault-compat.c */
+int dmf_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);
+int dmf_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv);
+int dmf_error_ctr(struct dm_target *ti, unsigned int argc, char **argv);
+void dmf_compat_table(struct fault_c *fc, char *result, unsigned int maxlen);
 
 /* dm-fault-actions.c */
 int dmf_act(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio);

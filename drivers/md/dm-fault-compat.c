@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-fault compatibility tables: the table lines of dm-flakey, dm-delay and
+ * dm-error, turned into fault rules, and printed back as those targets print
+ * them.  The devices get dm-fault's statistics, log and messages on top.
+ *
+ * dm-flakey grew error_reads and random_{read,write}_corrupt in 6.6 and
+ * changed how it prints its table; DMF_FLAKEY_V2 (set by Kbuild from the
+ * kernel version) picks the flakey of the kernel this is built for.
+ */
+#include <linux/slab.h>
+
+#include "dm-fault.h"
+
+#define DM_MSG_PREFIX "fault"
+
+#define DMF_FL_DROP_WRITES	BIT(0)
+#define DMF_FL_ERROR_WRITES	BIT(1)
+#define DMF_FL_ERROR_READS	BIT(2)
+
+#define DMF_FLAKEY_PROB_BASE	1000000000
+
+/* Flakey's writes: everything bio_data_dir() calls a write. */
+#define DMF_FLAKEY_WRITES	"write+flush+discard+write-zeroes"
+#define DMF_FLAKEY_READS	"read+other"
+
+static __printf(2, 3) int dmf_add_rulef(struct fault_c *fc, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+	int r;
+
+	va_start(ap, fmt);
+	text = kvasprintf(GFP_KERNEL, fmt, ap);
+	va_end(ap);
+	if (!text) {
+		fc->ti->error = "Cannot allocate rule";
+		return -ENOMEM;
+	}
+	r = dmf_ctx_add_rule(fc, text);
+	kfree(text);
+	return r;
+}
+
+static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
+{
+	static const struct dm_arg _args[] = {
+		{0, 11, "Invalid number of feature args"},
+		{1, UINT_MAX, "Invalid corrupt bio byte"},
+		{0, 255, "Invalid corrupt value to write into bio byte (0-255)"},
+		{0, UINT_MAX, "Invalid corrupt bio flags mask"},
+		{0, DMF_FLAKEY_PROB_BASE, "Invalid random corrupt argument"},
+	};
+	struct dmf_compat_args *ca = &fc->cargs;
+	struct dm_target *ti = fc->ti;
+	unsigned int argc;
+	const char *name;
+	int r;
+
+	if (!as->argc)
+		return 0;
+	r = dm_read_arg_group(_args, as, &argc, &ti->error);
+	if (r)
+		return r;
+	while (argc) {
+		name = dm_shift_arg(as);
+		argc--;
+		if (!strcasecmp(name, "drop_writes") || !strcasecmp(name, "error_writes")) {
+			if (ca->flags & (DMF_FL_DROP_WRITES | DMF_FL_ERROR_WRITES)) {
+				ti->error = "Only one of drop_writes and error_writes is allowed";
+				return -EINVAL;
+			}
+			ca->flags |= name[0] == 'd' ? DMF_FL_DROP_WRITES : DMF_FL_ERROR_WRITES;
+		} else if (DMF_FLAKEY_V2 && !strcasecmp(name, "error_reads")) {
+			ca->flags |= DMF_FL_ERROR_READS;
+		} else if (!strcasecmp(name, "corrupt_bio_byte")) {
+			if (argc < 4) {
+				ti->error = "Feature corrupt_bio_byte requires parameters";
+				return -EINVAL;
+			}
+			r = dm_read_arg(_args + 1, as, &ca->corrupt_byte, &ti->error);
+			if (r)
+				return r;
+			name = dm_shift_arg(as);
+			if (strcasecmp(name, "r") && strcasecmp(name, "w")) {
+				ti->error = "Invalid corrupt bio direction (r or w)";
+				return -EINVAL;
+			}
+			ca->corrupt_dir = name[0] | 0x20;
+			r = dm_read_arg(_args + 2, as, &ca->corrupt_value, &ti->error);
+			if (!r)
+				r = dm_read_arg(_args + 3, as, &ca->corrupt_flags, &ti->error);
+			if (r)
+				return r;
+			if (ca->corrupt_flags) {
+				ti->error = "corrupt_bio_byte bio flags are not supported";
+				return -EINVAL;
+			}
+			argc -= 4;
+		} else if (DMF_FLAKEY_V2 && argc &&
+			   (!strcasecmp(name, "random_read_corrupt") ||
+			    !strcasecmp(name, "random_write_corrupt"))) {
+			r = dm_read_arg(_args + 4, as, name[7] == 'r' ? &ca->rrc : &ca->rwc,
+					&ti->error);
+			if (r)
+				return r;
+			argc--;
+		} else {
+			ti->error = "Unrecognised flakey feature requested";
+			return -EINVAL;
+		}
+	}
+	if ((ca->flags & (DMF_FL_DROP_WRITES | DMF_FL_ERROR_WRITES)) &&
+	    ca->corrupt_byte && ca->corrupt_dir == 'w') {
+		ti->error = "drop_writes and error_writes are incompatible with corrupt_bio_byte w";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The rules that do in the down interval what dm-flakey does. */
+static int dmf_flakey_rules(struct fault_c *fc, bool no_features)
+{
+	struct dmf_compat_args *ca = &fc->cargs;
+	unsigned int up = ca->up, down = ca->down;
+	bool err_reads, err_writes;
+	int r = 0;
+
+	if (!down)
+		return 0;
+	if (DMF_FLAKEY_V2) {
+		err_reads = ca->flags & DMF_FL_ERROR_READS;
+		err_writes = ca->flags & DMF_FL_ERROR_WRITES;
+	} else {
+		/* before 6.6 every I/O fails unless a feature says otherwise */
+		err_reads = !(ca->flags & (DMF_FL_DROP_WRITES | DMF_FL_ERROR_WRITES)) &&
+			    !ca->corrupt_byte;
+		err_writes = (ca->flags & DMF_FL_ERROR_WRITES) || err_reads;
+	}
+	if (no_features) {
+		err_reads = true;
+		err_writes = true;
+	}
+
+	if (err_reads)
+		r = dmf_add_rulef(fc, "error:op=" DMF_FLAKEY_READS ",up=%u,down=%u", up, down);
+	if (!r && (ca->flags & DMF_FL_DROP_WRITES))
+		r = dmf_add_rulef(fc, "drop:op=" DMF_FLAKEY_WRITES ",up=%u,down=%u", up, down);
+	if (!r && err_writes)
+		r = dmf_add_rulef(fc, "error:op=" DMF_FLAKEY_WRITES ",up=%u,down=%u", up, down);
+	if (!r && ca->corrupt_byte)
+		r = dmf_add_rulef(fc, "corrupt:op=%s,byte=%u,offset=%u,up=%u,down=%u",
+				  ca->corrupt_dir == 'w' ? "write" : "read", ca->corrupt_value,
+				  ca->corrupt_byte - 1, up, down);
+	if (!r && ca->rrc)
+		r = dmf_add_rulef(fc, "corrupt:op=read,bits=1,p=%u/%u,up=%u,down=%u",
+				  ca->rrc, DMF_FLAKEY_PROB_BASE, up, down);
+	if (!r && ca->rwc)
+		r = dmf_add_rulef(fc, "corrupt:op=write,bits=1,p=%u/%u,up=%u,down=%u",
+				  ca->rwc, DMF_FLAKEY_PROB_BASE, up, down);
+	return r;
+}
+
+/*
+ * Construct a flakey-compatible mapping:
+ *
+ *   <dev> <offset> <up interval> <down interval> [<#feature args> [<arg>]*]
+ *
+ * Features: drop_writes, error_writes, corrupt_bio_byte <nth> <r|w> <value>
+ * <flags> (flags 0 only), and since 6.6 error_reads,
+ * random_read_corrupt <p>, random_write_corrupt <p> (p per 10^9).
+ */
+int dmf_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	static const struct dm_arg _args[] = {
+		{0, UINT_MAX, "Invalid up interval"},
+		{0, UINT_MAX, "Invalid down interval"},
+	};
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	struct fault_c *fc;
+	bool no_features;
+	int r;
+
+	if (argc < 4) {
+		ti->error = "Invalid argument count";
+		return -EINVAL;
+	}
+	r = dmf_ctx_create(ti, DMF_FLAKEY);
+	if (r)
+		goto bad;
+	fc = ti->private;
+	r = dmf_ctx_open(fc, &as);
+	if (r)
+		goto bad;
+	r = dm_read_arg(_args, &as, &fc->cargs.up, &ti->error);
+	if (!r)
+		r = dm_read_arg(_args + 1, &as, &fc->cargs.down, &ti->error);
+	if (r)
+		goto bad;
+	if (!(fc->cargs.up + fc->cargs.down) || fc->cargs.up + fc->cargs.down < fc->cargs.up) {
+		ti->error = "Invalid up and down intervals";
+		r = -EINVAL;
+		goto bad;
+	}
+	r = dmf_flakey_features(fc, &as);
+	if (r)
+		goto bad;
+	no_features = !fc->cargs.flags && !fc->cargs.corrupt_byte && !fc->cargs.rrc &&
+		      !fc->cargs.rwc;
+	if (DMF_FLAKEY_V2 && no_features)
+		fc->cargs.flags = DMF_FL_ERROR_READS | DMF_FL_ERROR_WRITES;
+	r = dmf_flakey_rules(fc, no_features);
+	if (r)
+		goto bad;
+	return 0;
+
+bad:
+	dmf_ctx_destroy(ti);
+	return r;
+}
+
+static void dmf_flakey_table(struct fault_c *fc, char *result, unsigned int maxlen)
+{
+	struct dmf_compat_args *ca = &fc->cargs;
+	bool drop = ca->flags & DMF_FL_DROP_WRITES, errw = ca->flags & DMF_FL_ERROR_WRITES;
+	bool errr = ca->flags & DMF_FL_ERROR_READS;
+	const char *sep = DMF_FLAKEY_V2 ? "" : " ";
+	unsigned int sz = 0;
+
+	DMEMIT("%s %llu %u %u", fc->dev->name, (unsigned long long)fc->start, ca->up, ca->down);
+	DMEMIT(" %u%s", errr + drop + errw + (ca->corrupt_byte ? 5 : 0) + (ca->rrc ? 2 : 0) +
+	       (ca->rwc ? 2 : 0), sep);
+	if (errr)
+		DMEMIT(" error_reads");
+	if (drop)
+		DMEMIT(DMF_FLAKEY_V2 ? " drop_writes" : "drop_writes ");
+	else if (errw)
+		DMEMIT(DMF_FLAKEY_V2 ? " error_writes" : "error_writes ");
+	if (ca->corrupt_byte)
+		DMEMIT(DMF_FLAKEY_V2 ? " corrupt_bio_byte %u %c %u %u" :
+		       "corrupt_bio_byte %u %c %u %u ", ca->corrupt_byte, ca->corrupt_dir,
+		       ca->corrupt_value, ca->corrupt_flags);
+	if (ca->rrc)
+		DMEMIT(" random_read_corrupt %u", ca->rrc);
+	if (ca->rwc)
+		DMEMIT(" random_write_corrupt %u", ca->rwc);
+}
+
+/*
+ * Construct a delay-compatible mapping:
+ *
+ *   <dev> <offset> <ms> [<dev> <offset> <write ms> [<dev> <offset> <flush ms>]]
+ *
+ * Every class must map the same device and offset: a fault device has one
+ * device below it.
+ */
+int dmf_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	static const char * const ops[3] = {
+		"read+other", "write+discard+write-zeroes", "flush",
+	};
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	struct dmf_compat_args *ca;
+	unsigned int i, ms;
+	struct fault_c *fc;
+	char dummy;
+	int r;
+
+	if (argc != 3 && argc != 6 && argc != 9) {
+		ti->error = "Requires exactly 3, 6 or 9 arguments";
+		return -EINVAL;
+	}
+	r = dmf_ctx_create(ti, DMF_DELAY);
+	if (r)
+		goto bad;
+	fc = ti->private;
+	ca = &fc->cargs;
+	r = dmf_ctx_open(fc, &as);
+	if (r)
+		goto bad;
+	ca->nr_delay = argc / 3;
+	for (i = 0; i < ca->nr_delay; i++) {
+		if (i && (strcmp(argv[3 * i], argv[0]) || strcmp(argv[3 * i + 1], argv[1]))) {
+			ti->error = "Every delay class must map the same device and offset";
+			r = -EINVAL;
+			goto bad;
+		}
+		if (sscanf(argv[3 * i + 2], "%u%c", &ms, &dummy) != 1 || ms > 86400000) {
+			ti->error = "Invalid delay";
+			r = -EINVAL;
+			goto bad;
+		}
+		ca->delay_ms[i] = ms;
+	}
+	/* one class delays everything; two: reads, then writes and flushes */
+	for (i = 0; i < 3; i++) {
+		ms = ca->delay_ms[min(i, ca->nr_delay - 1)];
+		if (!ms)
+			continue;
+		r = dmf_add_rulef(fc, "delay:op=%s,delay=%ums", ops[i], ms);
+		if (r)
+			goto bad;
+	}
+	return 0;
+
+bad:
+	dmf_ctx_destroy(ti);
+	return r;
+}
+
+static void dmf_delay_table(struct fault_c *fc, char *result, unsigned int maxlen)
+{
+	struct dmf_compat_args *ca = &fc->cargs;
+	unsigned int sz = 0, i;
+
+	for (i = 0; i < ca->nr_delay; i++)
+		DMEMIT("%s%s %llu %u", i ? " " : "", fc->dev->name,
+		       (unsigned long long)fc->start, ca->delay_ms[i]);
+}
+
+/*
+ * Construct an error-compatible mapping: no arguments, every bio fails with
+ * EIO, counted.  The rule can be replaced by message like any other.
+ */
+int dmf_error_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	int r;
+
+	if (argc) {
+		ti->error = "fault-error takes no arguments";
+		return -EINVAL;
+	}
+	r = dmf_ctx_create(ti, DMF_ERROR);
+	if (!r)
+		r = dmf_ctx_add_rule(ti->private, "error");
+	if (r)
+		dmf_ctx_destroy(ti);
+	return r;
+}
+
+void dmf_compat_table(struct fault_c *fc, char *result, unsigned int maxlen)
+{
+	switch (fc->compat) {
+	case DMF_FLAKEY:
+		dmf_flakey_table(fc, result, maxlen);
+		break;
+	case DMF_DELAY:
+		dmf_delay_table(fc, result, maxlen);
+		break;
+	default:
+		result[0] = '\0';
+		break;
+	}
+}
