@@ -14,8 +14,10 @@
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
-KVERS ?= $(shell for d in /lib/modules/*/build; do \
-		[ -e "$$d/Makefile" ] && basename "$$(dirname "$$d")"; done 2>/dev/null | sort -V)
+# Resolved when a recipe runs, after the dependency step may have installed
+# the kernels.
+K = $${KVERS:-$$(scripts/kvers.sh)}
+export KVERS
 SRCS := Kbuild lib drivers mm include
 
 .PHONY: all modules tools check unit fuzz vmtest demo lint bench clean deps
@@ -28,8 +30,8 @@ deps-%:
 # One shadow tree per kernel (symlinks to the sources) so that the objects
 # of two kernels never overwrite each other.
 modules: deps-build
-	@[ -n "$(KVERS)" ] || { echo "no kernel headers in /lib/modules/*/build" >&2; exit 1; }
-	@set -e; for k in $(KVERS); do \
+	@k="$(K)"; [ -n "$$k" ] || { echo "no kernel headers in /lib/modules/*/build" >&2; exit 1; }
+	@set -e; for k in $(K); do \
 		echo "  MODULES $$k"; \
 		s=$(TOP)/build/$$k/src; mkdir -p $$s; \
 		cp -rsf $(addprefix $(TOP)/,$(SRCS)) $$s/; \
@@ -49,18 +51,18 @@ fuzz: deps-check
 
 check: deps-check
 	@$(MAKE) -s modules tools
-	@tests/check $(KVERS)
+	@tests/check $(K)
 
 demo: deps-check
 	@$(MAKE) -s modules tools
-	@tests/vm/run --kernel $(lastword $(KVERS)) --disk 512M -- tests/demo.sh
+	@k="$(K)"; tests/vm/run --kernel "$${k##* }" --disk 512M -- tests/demo.sh
 
 lint: deps-lint
-	@scripts/lint.sh $(KVERS)
+	@scripts/lint.sh $(K)
 
 bench: deps-bench
 	@$(MAKE) -s modules tools
-	@bench/run $(KVERS)
+	@bench/run $(K)
 
 clean:
 	rm -rf build

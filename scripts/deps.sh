@@ -19,7 +19,7 @@ bench="gnuplot-nox valgrind"
 
 case "${1:-all}" in
 build)	want="$base" ;;
-check)	want="$base $vm $fuzz" ;;
+check)	want="$base $vm $fuzz $lint" ;;
 lint)	want="$base $lint" ;;
 bench)	want="$base $vm $bench" ;;
 all)	want="$base $vm $lint $fuzz $bench" ;;
