@@ -602,8 +602,8 @@ static int fault_msg_rule(struct fault_c *fc, unsigned int argc, char **argv,
 fail_inval:
 	r = -EINVAL;
 fail:
-	DMWARN("%s: rule %s: %s", dm_device_name(dm_table_get_md(fc->ti->table)),
-	       argv[1], error);
+	DMWARN("%s: rule %s '%s': %s", dm_device_name(dm_table_get_md(fc->ti->table)),
+	       argv[1], argv[argc - 1], error);
 	return r;
 }
 
