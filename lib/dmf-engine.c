@@ -149,6 +149,8 @@ int dmf_prob_parse(const char *s, struct dmf_prob *p)
 
 			m /= g;
 			b /= g;
+		} else {
+			b = 1;		/* zero is zero over any denominator */
 		}
 		return dmf_prob_set(p, m, b);
 	}
@@ -372,7 +374,17 @@ static bool dmf_ranges_empty(const struct dmf_range *r)
 	return true;
 }
 
-static bool dmf_stack_allows(struct dmf_attr *a)
+/**
+ * dmf_stack_allows - does the caller's call chain pass the stack filter?
+ * @a: the attribute
+ *
+ * The stack filter step of dmf_should_fail(), for an injector that must
+ * scope a decision the engine takes earlier (the allocator hooks count
+ * fail-nth only for allocations inside the require/reject ranges).
+ *
+ * Return: true if the filter is off or the call chain passes it.
+ */
+bool dmf_stack_allows(struct dmf_attr *a)
 {
 	unsigned long entries[DMF_STACK_DEPTH_MAX];
 	unsigned int depth = READ_ONCE(a->stack.depth);
@@ -391,6 +403,7 @@ static bool dmf_stack_allows(struct dmf_attr *a)
 	}
 	return found;
 }
+EXPORT_SYMBOL_GPL(dmf_stack_allows);
 
 /* 1: fail now, 0: pass, -1: let the attribute decide. */
 static int dmf_task_decides(struct dmf_attr *a)
@@ -563,12 +576,13 @@ int dmf_attr_parse_legacy(struct dmf_attr *a, const char *str)
 	struct dmf_attr tmp = *a;
 	char field[48];
 	const char *s = str;
-	int i, r;
+	unsigned int i;
+	int r;
 
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		const char *end = strchr(s, ',');
 		const bool last = i == ARRAY_SIZE(keys) - 1;
-		size_t n = end ? end - s : strlen(s);
+		size_t n = end ? (size_t)(end - s) : strlen(s);
 
 		if (!!end == last || !n || n >= sizeof(field))
 			return -EINVAL;

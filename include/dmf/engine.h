@@ -96,6 +96,7 @@ void dmf_attr_reset(struct dmf_attr *a);
 void dmf_attr_copy_config(struct dmf_attr *dst, const struct dmf_attr *src);
 
 bool dmf_should_fail(struct dmf_attr *a, u64 size);
+bool dmf_stack_allows(struct dmf_attr *a);
 u64 dmf_attr_draw(struct dmf_attr *a);
 void dmf_attr_counters(const struct dmf_attr *a, struct dmf_counters *sum);
 void dmf_attr_clear_counters(struct dmf_attr *a);
