@@ -499,47 +499,49 @@ int dmf_rule_cfg_format(const struct dmf_rule_cfg *cfg, char *buf, size_t len)
 	char ops[80], t[32];
 	int n = 0;
 
-	n += scnprintf(buf + n, len - n, "%s:id=%u", dmf_action_name(cfg->action), cfg->id);
+	/* a rule not yet on a device has no id: print none, not id=0 */
+	n += scnprintf(buf + n, len - n, "%s:", dmf_action_name(cfg->action));
+	if (cfg->id)
+		n += scnprintf(buf + n, len - n, "id=%u,", cfg->id);
 	if (cfg->opmask != def_ops) {
 		dmf_format_ops(cfg->opmask, ops, sizeof(ops));
-		n += scnprintf(buf + n, len - n, ",op=%s", ops);
+		n += scnprintf(buf + n, len - n, "op=%s,", ops);
 	}
 	if (cfg->first || cfg->last != U64_MAX)
-		n += scnprintf(buf + n, len - n, ",sectors=%llu-%llu", cfg->first, cfg->last);
+		n += scnprintf(buf + n, len - n, "sectors=%llu-%llu,", cfg->first, cfg->last);
 	if (cfg->min_bytes || cfg->max_bytes != U32_MAX)
-		n += scnprintf(buf + n, len - n, ",size=%u-%u", cfg->min_bytes, cfg->max_bytes);
+		n += scnprintf(buf + n, len - n, "size=%u-%u,", cfg->min_bytes, cfg->max_bytes);
 	if (cfg->down_s)
-		n += scnprintf(buf + n, len - n, ",up=%u,down=%u", cfg->up_s, cfg->down_s);
+		n += scnprintf(buf + n, len - n, "up=%u,down=%u,", cfg->up_s, cfg->down_s);
 	if (cfg->after_s)
-		n += scnprintf(buf + n, len - n, ",after=%u", cfg->after_s);
+		n += scnprintf(buf + n, len - n, "after=%u,", cfg->after_s);
 	if (cfg->skip)
-		n += scnprintf(buf + n, len - n, ",skip=%llu", cfg->skip);
+		n += scnprintf(buf + n, len - n, "skip=%llu,", cfg->skip);
 	if (cfg->status != DMF_STS_IOERR)
-		n += scnprintf(buf + n, len - n, ",status=%s", dmf_status_name(cfg->status));
+		n += scnprintf(buf + n, len - n, "status=%s,", dmf_status_name(cfg->status));
 	if (cfg->bits)
-		n += scnprintf(buf + n, len - n, ",bits=%u", cfg->bits);
+		n += scnprintf(buf + n, len - n, "bits=%u,", cfg->bits);
 	if (cfg->byte >= 0)
-		n += scnprintf(buf + n, len - n, ",byte=%d", cfg->byte);
+		n += scnprintf(buf + n, len - n, "byte=%d,", cfg->byte);
 	if (cfg->offset >= 0)
-		n += scnprintf(buf + n, len - n, ",offset=%lld", cfg->offset);
+		n += scnprintf(buf + n, len - n, "offset=%lld,", cfg->offset);
 	if (cfg->delay_ns) {
 		dmf_format_duration(cfg->delay_ns, t, sizeof(t));
-		n += scnprintf(buf + n, len - n, ",delay=%s", t);
+		n += scnprintf(buf + n, len - n, "delay=%s,", t);
 	}
 	if (cfg->jitter_ns) {
 		dmf_format_duration(cfg->jitter_ns, t, sizeof(t));
-		n += scnprintf(buf + n, len - n, ",jitter=%s,dist=%s", t,
+		n += scnprintf(buf + n, len - n, "jitter=%s,dist=%s,", t,
 			       dmf_dist_names[cfg->dist]);
 	}
 	if (cfg->timeout_ns) {
 		dmf_format_duration(cfg->timeout_ns, t, sizeof(t));
-		n += scnprintf(buf + n, len - n, ",timeout=%s", t);
+		n += scnprintf(buf + n, len - n, "timeout=%s,", t);
 	}
 	if (cfg->keep >= 0)
-		n += scnprintf(buf + n, len - n, ",keep=%lld", cfg->keep);
+		n += scnprintf(buf + n, len - n, "keep=%lld,", cfg->keep);
 	if (!cfg->enabled)
-		n += scnprintf(buf + n, len - n, ",enabled=0");
-	n += scnprintf(buf + n, len - n, ",");
+		n += scnprintf(buf + n, len - n, "enabled=0,");
 	n += dmf_attr_format(&cfg->attr, buf + n, len - n);
 	return n;
 }
