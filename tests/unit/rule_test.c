@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host tests of the fault target's rule text (drivers/md/dm-fault-parse.c,
+ * compiled unchanged against the shim): every key, the checks between keys,
+ * malformed input, and the printed form parsing back to the same rule.
+ */
+#include "../../drivers/md/dm-fault-rule.h"
+#include "ktap.h"
+
+static int parse(const char *text, struct dmf_rule_cfg *cfg, const char **err)
+{
+	int r;
+
+	r = dmf_rule_cfg_init(cfg);
+	if (r)
+		return r;
+	*err = NULL;
+	return dmf_rule_cfg_parse(cfg, text, err);
+}
+
+/* Parse, print, parse the print, print again: both prints agree. */
+static void roundtrip(const char *text)
+{
+	struct dmf_rule_cfg a, b;
+	char pa[512], pb[512];
+	const char *err;
+	int r;
+
+	r = parse(text, &a, &err);
+	ktap_check(!r, "'%s' rejected: %s", text, err ? err : "?");
+	if (r) {
+		dmf_rule_cfg_destroy(&a);
+		return;
+	}
+	dmf_rule_cfg_format(&a, pa, sizeof(pa));
+	r = parse(pa, &b, &err);
+	ktap_check(!r, "printed '%s' rejected: %s", pa, err ? err : "?");
+	dmf_rule_cfg_format(&b, pb, sizeof(pb));
+	ktap_check(!strcmp(pa, pb), "'%s' printed '%s' then '%s'", text, pa, pb);
+	dmf_rule_cfg_destroy(&a);
+	dmf_rule_cfg_destroy(&b);
+}
+
+static void test_roundtrip(void)
+{
+	static const char * const rules[] = {
+		"error",
+		"error:op=read,p=1%,seed=1",
+		"error:op=read+flush,sectors=8-15,status=enospc,p=0.1%,times=5,seed=1",
+		"drop:size=4k-64k,interval=3,seed=2",
+		"drop:op=write+flush+discard+write-zeroes,up=0,down=180",
+		"corrupt:op=write,bits=3,p=1/3,seed=3",
+		"corrupt:byte=255,offset=17",
+		"delay:op=write,delay=2ms,jitter=500us,dist=exp,enabled=0,seed=4",
+		"delay:delay=1500ns",
+		"delay:jitter=2s",
+		"stall:op=read,timeout=300ms",
+		"torn:keep=8,status=ok",
+		"torn:op=fua",
+		"error:id=7,skip=3,after=5,verbose=2,space=4096",
+		"error:status=medium",
+		"error:status=enolink",
+		"error:p=1e-6",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rules); i++)
+		roundtrip(rules[i]);
+}
+
+static void test_fields(void)
+{
+	struct dmf_rule_cfg c;
+	const char *err;
+
+	KTAP_EXPECT_INT_EQ(parse("error:op=read+fua,sectors=10-20,size=1k-2m", &c, &err), 0);
+	KTAP_EXPECT_INT_EQ(c.action, DMF_ACT_ERROR);
+	KTAP_EXPECT(c.opmask == (BIT(DMF_OP_READ) | DMF_OPM_FUA));
+	KTAP_EXPECT_U64_EQ(c.first, 10);
+	KTAP_EXPECT_U64_EQ(c.last, 20);
+	KTAP_EXPECT_U64_EQ(c.min_bytes, 1024);
+	KTAP_EXPECT_U64_EQ(c.max_bytes, 2 << 20);
+	KTAP_EXPECT(c.attr.prob.num == 1 && c.attr.prob.den == 1);
+	dmf_rule_cfg_destroy(&c);
+
+	KTAP_EXPECT_INT_EQ(parse("drop", &c, &err), 0);
+	KTAP_EXPECT(c.opmask == DMF_OPM_WRITES);
+	dmf_rule_cfg_destroy(&c);
+
+	KTAP_EXPECT_INT_EQ(parse("corrupt", &c, &err), 0);
+	KTAP_EXPECT(c.opmask == BIT(DMF_OP_READ));
+	KTAP_EXPECT_INT_EQ(c.byte, -1);
+	dmf_rule_cfg_destroy(&c);
+
+	KTAP_EXPECT_INT_EQ(parse("delay:delay=10,jitter=250us,dist=exp", &c, &err), 0);
+	KTAP_EXPECT_U64_EQ(c.delay_ns, 10000000);
+	KTAP_EXPECT_U64_EQ(c.jitter_ns, 250000);
+	KTAP_EXPECT_INT_EQ(c.dist, DMF_DIST_EXP);
+	dmf_rule_cfg_destroy(&c);
+
+	KTAP_EXPECT_INT_EQ(parse("error:size=64k-", &c, &err), 0);
+	KTAP_EXPECT_U64_EQ(c.min_bytes, 65536);
+	KTAP_EXPECT_U64_EQ(c.max_bytes, U32_MAX);
+	dmf_rule_cfg_destroy(&c);
+
+	KTAP_EXPECT_INT_EQ(parse("error:sectors=42", &c, &err), 0);
+	KTAP_EXPECT(c.first == 42 && c.last == 42);
+	dmf_rule_cfg_destroy(&c);
+}
+
+static void test_rejects(void)
+{
+	static const struct {
+		const char *text;
+		const char *error;
+	} bad[] = {
+		{ "", "Unknown rule action" },
+		{ "explode", "Unknown rule action" },
+		{ "error:", "Rule arguments are key=value" },
+		{ "error:p", "Rule arguments are key=value" },
+		{ "error:=5", "Rule arguments are key=value" },
+		{ "error:p=", "Rule arguments are key=value" },
+		{ "error:colour=red", "Unknown rule key" },
+		{ "error:p=101", "Invalid value in rule" },
+		{ "error:p=-1", "Invalid value in rule" },
+		{ "error:op=reed", "Invalid value in rule" },
+		{ "error:op=", "Rule arguments are key=value" },
+		{ "error:sectors=9-3", "Invalid value in rule" },
+		{ "error:sectors=1-", "Invalid value in rule" },
+		{ "error:sectors=99999999999999999999", "Invalid value in rule" },
+		{ "error:size=5x", "Invalid value in rule" },
+		{ "error:size=4g", "Invalid value in rule" },
+		{ "error:id=0", "Invalid value in rule" },
+		{ "error:status=ok", "error needs a failing status" },
+		{ "error:status=bogus", "Invalid value in rule" },
+		{ "error:up=5", "up= needs down=" },
+		{ "error:enabled=2", "Invalid value in rule" },
+		{ "drop:op=read", "drop applies to write, flush, discard and write-zeroes only" },
+		{ "torn:op=read", "torn applies to writes only" },
+		{ "corrupt:op=read+write", "corrupt needs op=read or op=write" },
+		{ "corrupt:bits=2,byte=1", "corrupt takes bits= or byte=, not both" },
+		{ "corrupt:bits=0", "Invalid value in rule" },
+		{ "corrupt:byte=256", "Invalid value in rule" },
+		{ "delay", "delay needs delay= or jitter=" },
+		{ "delay:delay=5h", "Invalid value in rule" },
+		{ "delay:delay=86401s", "Invalid value in rule" },
+		{ "delay:delay=1ms,dist=normal", "Invalid value in rule" },
+		{ "torn:keep=-1", "Invalid value in rule" },
+		{ "error:times=-2", "Invalid value in rule" },
+		{ "error:interval=0", "Invalid value in rule" },
+	};
+	struct dmf_rule_cfg c;
+	const char *err;
+	unsigned int i;
+	char big[400];
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		int r = parse(bad[i].text, &c, &err);
+
+		ktap_check(r == -EINVAL, "'%s' gave %d", bad[i].text, r);
+		ktap_check(err && !strcmp(err, bad[i].error), "'%s': error '%s', want '%s'",
+			   bad[i].text, err ? err : "(none)", bad[i].error);
+		dmf_rule_cfg_destroy(&c);
+	}
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "error:", 6);
+	KTAP_EXPECT_INT_EQ(parse(big, &c, &err), -EINVAL);
+	KTAP_EXPECT_STR_EQ(err, "Rule too long");
+	dmf_rule_cfg_destroy(&c);
+}
+
+static void test_durations(void)
+{
+	char buf[32];
+	u64 ns;
+
+	KTAP_EXPECT_INT_EQ(dmf_parse_duration("7", &ns), 0);
+	KTAP_EXPECT_U64_EQ(ns, 7000000);
+	KTAP_EXPECT_INT_EQ(dmf_parse_duration("3s", &ns), 0);
+	KTAP_EXPECT_U64_EQ(ns, 3000000000ULL);
+	KTAP_EXPECT_INT_EQ(dmf_parse_duration("86400s", &ns), 0);
+	KTAP_EXPECT_INT_EQ(dmf_parse_duration("", &ns), -EINVAL);
+	KTAP_EXPECT_INT_EQ(dmf_parse_duration("ms", &ns), -EINVAL);
+	KTAP_EXPECT_INT_EQ(dmf_parse_duration("1.5ms", &ns), -EINVAL);
+	KTAP_EXPECT_INT_EQ(dmf_parse_duration("99999999999999999999999", &ns), -EINVAL);
+	dmf_format_duration(1500, buf, sizeof(buf));
+	KTAP_EXPECT_STR_EQ(buf, "1500ns");
+	dmf_format_duration(2000000000, buf, sizeof(buf));
+	KTAP_EXPECT_STR_EQ(buf, "2s");
+	dmf_format_duration(0, buf, sizeof(buf));
+	KTAP_EXPECT_STR_EQ(buf, "0ms");
+}
+
+/* The exponential sampler: mean within 2 % and the tail where it belongs. */
+static void test_exp_sample(void)
+{
+	const u64 mean = 1000000, n = 200000;
+	u64 i, sum = 0, over3 = 0, x;
+
+	for (i = 0; i < n; i++) {
+		u64 z = (i + 1) * 0x9e3779b97f4a7c15ULL;
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		x = dmf_exp_sample(z ^ (z >> 31), mean);
+		sum += x;
+		over3 += x > 3 * mean;
+		ktap_check(x <= 32 * mean, "sample %llu over the cap", (unsigned long long)x);
+	}
+	/* mean 1; P(X > 3) = e^-3 = 0.0498 */
+	ktap_check(sum / n > mean * 98 / 100 && sum / n < mean * 102 / 100,
+		   "mean %llu", (unsigned long long)(sum / n));
+	ktap_check(over3 > n * 45 / 1000 && over3 < n * 55 / 1000, "tail %llu of %llu",
+		   (unsigned long long)over3, (unsigned long long)n);
+	KTAP_EXPECT_U64_EQ(dmf_exp_sample(0, 10), 320);
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(test_roundtrip),
+	KTAP_CASE(test_fields),
+	KTAP_CASE(test_rejects),
+	KTAP_CASE(test_durations),
+	KTAP_CASE(test_exp_sample),
+};
+
+int main(void)
+{
+	return ktap_run("rule", cases, ARRAY_SIZE(cases));
+}

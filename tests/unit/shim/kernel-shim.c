@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The out-of-line half of tests/unit/shim/dmf/kernel.h: kstrtox, printk,
+ * ratelimit, RCU, per-CPU and slab allocation with a failure budget, the
+ * fake stack trace, random numbers.  Shared state lives here so that the
+ * code under test and the test see the same hooks.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dmf/kernel.h>
+
+#include <sched.h>
+#include <stdarg.h>
+#include <sys/random.h>
+#include <time.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SHIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SHIM_ASAN 1
+#endif
+#endif
+
+#ifdef SHIM_ASAN
+#include <sanitizer/asan_interface.h>
+#define shim_poison(p, n)	ASAN_POISON_MEMORY_REGION(p, n)
+#define shim_unpoison(p, n)	ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define shim_poison(p, n)	((void)(p), (void)(n))
+#define shim_unpoison(p, n)	((void)(p), (void)(n))
+#endif
+
+unsigned long shim_printk_count, shim_dump_stack_count, shim_warnings;
+bool shim_quiet;
+char shim_printk_last[256];
+unsigned long shim_jiffies_offset;
+unsigned int shim_race_delay;
+unsigned int shim_stack_calls, shim_stack_last_size, shim_stack_last_skip;
+
+static long shim_alloc_budget = -1;
+static long shim_live, shim_failed;
+static unsigned long shim_stack[SHIM_STACK_MAX];
+static unsigned int shim_stack_len;
+static pthread_mutex_t shim_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* lib/kstrtox.c, line for line where it matters. */
+#define KSTRTOX_OVERFLOW	(1U << 31)
+
+static const char *shim_parse_integer_fixup_radix(const char *s, unsigned int *base)
+{
+	if (*base == 0) {
+		if (s[0] == '0') {
+			if ((s[1] | 0x20) == 'x' &&
+			    ((s[2] >= '0' && s[2] <= '9') ||
+			     ((s[2] | 0x20) >= 'a' && (s[2] | 0x20) <= 'f')))
+				*base = 16;
+			else
+				*base = 8;
+		} else {
+			*base = 10;
+		}
+	}
+	if (*base == 16 && s[0] == '0' && (s[1] | 0x20) == 'x')
+		s += 2;
+	return s;
+}
+
+static unsigned int shim_parse_integer(const char *s, unsigned int base, unsigned long long *p)
+{
+	unsigned long long res = 0;
+	unsigned int rv = 0;
+
+	for (;; s++) {
+		unsigned int c = (unsigned char)*s;
+		unsigned int lc = c | 0x20;
+		unsigned int val;
+
+		if (c >= '0' && c <= '9')
+			val = c - '0';
+		else if (lc >= 'a' && lc <= 'f')
+			val = lc - 'a' + 10;
+		else
+			break;
+		if (val >= base)
+			break;
+		if (res & (~0ULL << 60)) {
+			if (res > (ULLONG_MAX - val) / base)
+				rv |= KSTRTOX_OVERFLOW;
+		}
+		res = res * base + val;
+		rv++;
+	}
+	*p = res;
+	return rv;
+}
+
+static int shim_kstrtoull(const char *s, unsigned int base, unsigned long long *res)
+{
+	unsigned long long r;
+	unsigned int rv;
+
+	s = shim_parse_integer_fixup_radix(s, &base);
+	rv = shim_parse_integer(s, base, &r);
+	if (rv & KSTRTOX_OVERFLOW)
+		return -ERANGE;
+	if (rv == 0)
+		return -EINVAL;
+	s += rv;
+	if (*s == '\n')
+		s++;
+	if (*s)
+		return -EINVAL;
+	*res = r;
+	return 0;
+}
+
+int kstrtoull(const char *s, unsigned int base, unsigned long long *res)
+{
+	if (s[0] == '+')
+		s++;
+	return shim_kstrtoull(s, base, res);
+}
+
+int kstrtoll(const char *s, unsigned int base, long long *res)
+{
+	unsigned long long tmp;
+	int rv;
+
+	if (s[0] == '-') {
+		rv = shim_kstrtoull(s + 1, base, &tmp);
+		if (rv < 0)
+			return rv;
+		if ((long long)-tmp > 0)
+			return -ERANGE;
+		*res = -tmp;
+	} else {
+		rv = kstrtoull(s, base, &tmp);
+		if (rv < 0)
+			return rv;
+		if ((long long)tmp < 0)
+			return -ERANGE;
+		*res = tmp;
+	}
+	return 0;
+}
+
+int kstrtouint(const char *s, unsigned int base, unsigned int *res)
+{
+	unsigned long long tmp;
+	int rv = kstrtoull(s, base, &tmp);
+
+	if (rv < 0)
+		return rv;
+	if (tmp != (unsigned int)tmp)
+		return -ERANGE;
+	*res = tmp;
+	return 0;
+}
+
+int kstrtoint(const char *s, unsigned int base, int *res)
+{
+	long long tmp;
+	int rv = kstrtoll(s, base, &tmp);
+
+	if (rv < 0)
+		return rv;
+	if (tmp != (int)tmp)
+		return -ERANGE;
+	*res = tmp;
+	return 0;
+}
+
+int scnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return 0;
+	if ((size_t)n < size)
+		return n;
+	return size ? size - 1 : 0;
+}
+
+int printk(const char *fmt, ...)
+{
+	char line[sizeof(shim_printk_last)];
+	const char *text;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	text = line[0] == '<' && line[1] && line[2] == '>' ? line + 3 : line;
+	pthread_mutex_lock(&shim_lock);
+	shim_printk_count++;
+	snprintf(shim_printk_last, sizeof(shim_printk_last), "%s", text);
+	pthread_mutex_unlock(&shim_lock);
+	if (!shim_quiet)
+		fprintf(stderr, "[kernel] %s", text);
+	return n;
+}
+
+void dump_stack(void)
+{
+	__atomic_add_fetch(&shim_dump_stack_count, 1, __ATOMIC_RELAXED);
+}
+
+void shim_warn(const char *file, int line, const char *cond)
+{
+	__atomic_add_fetch(&shim_warnings, 1, __ATOMIC_RELAXED);
+	fprintf(stderr, "[kernel] WARNING: %s:%d: %s\n", file, line, cond);
+}
+
+u64 get_random_u64(void)
+{
+	u64 v;
+	ssize_t n;
+
+	do {
+		n = getrandom(&v, sizeof(v), 0);
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(v))
+		abort();
+	return v;
+}
+
+u32 get_random_u32(void)
+{
+	return get_random_u64();
+}
+
+unsigned long shim_jiffies(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000UL + ts.tv_nsec / 1000000 +
+	       __atomic_load_n(&shim_jiffies_offset, __ATOMIC_RELAXED);
+}
+
+void ratelimit_state_init(struct ratelimit_state *rs, int interval, int burst)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->interval = interval;
+	rs->burst = burst;
+}
+
+/* lib/ratelimit.c: burst messages per interval, the rest counted as missed. */
+int ___ratelimit(struct ratelimit_state *rs, const char *func)
+{
+	unsigned long now = jiffies;
+	int ret;
+
+	if (!rs->interval)
+		return 1;
+	if (__atomic_test_and_set(&rs->lock, __ATOMIC_ACQUIRE))
+		return 0;	/* contended: the kernel drops the message too */
+	if (!rs->begin)
+		rs->begin = now;
+	if ((long)(rs->begin + rs->interval - now) < 0) {
+		if (rs->missed && !shim_quiet)
+			fprintf(stderr, "[kernel] %s: %d callbacks suppressed\n",
+				func, rs->missed);
+		rs->begin = now;
+		rs->printed = 0;
+		rs->missed = 0;
+	}
+	if (rs->burst && rs->burst > rs->printed) {
+		rs->printed++;
+		ret = 1;
+	} else {
+		rs->missed++;
+		ret = 0;
+	}
+	__atomic_clear(&rs->lock, __ATOMIC_RELEASE);
+	return ret;
+}
+
+void mutex_init(struct mutex *lock)
+{
+	pthread_mutex_init(&lock->m, NULL);
+}
+
+void mutex_destroy(struct mutex *lock)
+{
+	pthread_mutex_destroy(&lock->m);
+}
+
+void mutex_lock(struct mutex *lock)
+{
+	if (pthread_mutex_lock(&lock->m))
+		abort();
+}
+
+void mutex_unlock(struct mutex *lock)
+{
+	if (pthread_mutex_unlock(&lock->m))
+		abort();
+}
+
+int mutex_trylock(struct mutex *lock)
+{
+	return pthread_mutex_trylock(&lock->m) == 0;
+}
+
+static pthread_rwlock_t shim_rcu = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static __thread unsigned int shim_rcu_nesting;
+
+void rcu_read_lock(void)
+{
+	if (!shim_rcu_nesting++ && pthread_rwlock_rdlock(&shim_rcu))
+		abort();
+}
+
+void rcu_read_unlock(void)
+{
+	if (!shim_rcu_nesting)
+		abort();
+	if (!--shim_rcu_nesting && pthread_rwlock_unlock(&shim_rcu))
+		abort();
+}
+
+void synchronize_rcu(void)
+{
+	if (shim_rcu_nesting)
+		abort();	/* would deadlock in the kernel too */
+	if (pthread_rwlock_wrlock(&shim_rcu) || pthread_rwlock_unlock(&shim_rcu))
+		abort();
+}
+
+void shim_race_window(void)
+{
+	static __thread u64 x = 0x9e3779b97f4a7c15ULL;
+	unsigned int n;
+
+	if (x == 0x9e3779b97f4a7c15ULL)
+		x ^= (uintptr_t)&x;	/* a different sequence per thread */
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	if (!(x & 255)) {
+		sched_yield();
+		return;
+	}
+	for (n = x % (shim_race_delay + 1); n; n--)
+		__asm__ __volatile__("" ::: "memory");
+}
+
+void shim_fail_alloc_after(long n)
+{
+	__atomic_store_n(&shim_alloc_budget, n, __ATOMIC_SEQ_CST);
+}
+
+long shim_allocs_live(void)
+{
+	return __atomic_load_n(&shim_live, __ATOMIC_SEQ_CST);
+}
+
+long shim_allocs_failed(void)
+{
+	return __atomic_load_n(&shim_failed, __ATOMIC_SEQ_CST);
+}
+
+/* Take one allocation from the budget: false when this one must fail. */
+static bool shim_alloc_allowed(void)
+{
+	long b = __atomic_load_n(&shim_alloc_budget, __ATOMIC_SEQ_CST);
+
+	do {
+		if (b < 0)
+			return true;
+		if (b == 0) {
+			__atomic_add_fetch(&shim_failed, 1, __ATOMIC_SEQ_CST);
+			return false;
+		}
+	} while (!__atomic_compare_exchange_n(&shim_alloc_budget, &b, b - 1, false,
+					      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+	return true;
+}
+
+void *shim_alloc_percpu(size_t size, size_t align)
+{
+	char *p;
+	int cpu;
+
+	if (size > SHIM_PCPU_UNIT || align > 64) {
+		fprintf(stderr, "shim: per-CPU type of %zu bytes exceeds SHIM_PCPU_UNIT\n", size);
+		abort();
+	}
+	if (!shim_alloc_allowed())
+		return NULL;
+	p = aligned_alloc(64, SHIM_NR_CPUS * SHIM_PCPU_UNIT);
+	if (!p)
+		return NULL;
+	memset(p, 0, SHIM_NR_CPUS * SHIM_PCPU_UNIT);
+	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++)
+		shim_poison(p + cpu * SHIM_PCPU_UNIT + size, SHIM_PCPU_UNIT - size);
+	__atomic_add_fetch(&shim_live, 1, __ATOMIC_SEQ_CST);
+	return p;
+}
+
+void free_percpu(void *ptr)
+{
+	if (!ptr)
+		return;
+	shim_unpoison(ptr, SHIM_NR_CPUS * SHIM_PCPU_UNIT);
+	__atomic_sub_fetch(&shim_live, 1, __ATOMIC_SEQ_CST);
+	free(ptr);
+}
+
+static int shim_next_cpu;
+static __thread int shim_cpu = -1;
+
+int shim_this_cpu(void)
+{
+	if (shim_cpu < 0)
+		shim_cpu = __atomic_fetch_add(&shim_next_cpu, 1, __ATOMIC_RELAXED) % SHIM_NR_CPUS;
+	return shim_cpu;
+}
+
+void shim_set_cpu(int cpu)
+{
+	if (cpu < 0 || cpu >= SHIM_NR_CPUS)
+		abort();
+	shim_cpu = cpu;
+}
+
+void *kmalloc(size_t size, gfp_t gfp)
+{
+	void *p;
+
+	(void)gfp;
+	if (!shim_alloc_allowed())
+		return NULL;
+	p = malloc(size ? size : 1);
+	if (p)
+		__atomic_add_fetch(&shim_live, 1, __ATOMIC_SEQ_CST);
+	return p;
+}
+
+void *kzalloc(size_t size, gfp_t gfp)
+{
+	void *p = kmalloc(size, gfp);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void *kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return kzalloc(n * size, gfp);
+}
+
+char *kstrdup(const char *s, gfp_t gfp)
+{
+	size_t n;
+	char *p;
+
+	if (!s)
+		return NULL;
+	n = strlen(s) + 1;
+	p = kmalloc(n, gfp);
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+void kfree(const void *ptr)
+{
+	if (!ptr)
+		return;
+	__atomic_sub_fetch(&shim_live, 1, __ATOMIC_SEQ_CST);
+	free((void *)ptr);
+}
+
+void shim_set_stack(const unsigned long *entries, unsigned int n)
+{
+	if (n > SHIM_STACK_MAX)
+		abort();
+	pthread_mutex_lock(&shim_lock);
+	if (n)
+		memcpy(shim_stack, entries, n * sizeof(*entries));
+	shim_stack_len = n;
+	pthread_mutex_unlock(&shim_lock);
+}
+
+unsigned int stack_trace_save(unsigned long *store, unsigned int size, unsigned int skipnr)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&shim_lock);
+	shim_stack_calls++;
+	shim_stack_last_size = size;
+	shim_stack_last_skip = skipnr;
+	n = shim_stack_len < size ? shim_stack_len : size;
+	if (n)
+		memcpy(store, shim_stack, n * sizeof(*store));
+	pthread_mutex_unlock(&shim_lock);
+	return n;
+}

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dmfault: what a fault device reports: stats (once, or --watch with rates
+ * per second), the fault log, and the reset and release messages.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dmfault.h"
+
+/* One device's counters at one moment. */
+struct dmf_sample {
+	char name[128];
+	char disk[128];
+	struct dmf_stats st;
+	bool ok;
+};
+
+/* Fill in what only the stats message tells: actions, enabled flags, seeds. */
+static void dmf_merge_details(struct dmf_stats *st, const struct dmf_stats *det)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < st->nr_rules; i++) {
+		for (k = 0; k < det->nr_rules; k++) {
+			if (det->rules[k].id != st->rules[i].id)
+				continue;
+			memcpy(st->rules[i].action, det->rules[k].action, DMF_NAME_LEN);
+			st->rules[i].enabled = det->rules[k].enabled;
+			st->rules[i].seed = det->rules[k].seed;
+			st->rules[i].has_seed = det->rules[k].has_seed;
+		}
+	}
+	st->nr_extra = det->nr_extra;
+	memcpy(st->extra, det->extra, sizeof(st->extra));
+}
+
+/*
+ * The counters of one device: the INFO status (DM_DEVICE_STATUS) for the
+ * numbers, the stats message for each rule's action, flag and seed.
+ */
+static int dmf_sample_one(struct dmf_sample *s)
+{
+	char kreason[512], *reply;
+	struct dmf_stats det;
+	struct dmf_listed l;
+	struct dmf_dev dev;
+	const char *err;
+	int r, e = 0;
+
+	dmf_stats_free(&s->st);
+	s->ok = false;
+	r = dmf_list_one(s->name, &l);
+	if (r)
+		return r == -EPROTO ? DMF_EXIT_FAIL : dmf_dev_err(s->name, r);
+	snprintf(s->disk, sizeof(s->disk), "%s", l.disk);
+	r = dmf_dm_get(s->name, false, &dev);
+	if (!r && dev.fault < 0) {
+		dmf_dm_put(&dev);
+		r = -DMF_ENOTFAULT;
+	}
+	if (r)
+		return dmf_dev_err(s->name, r);
+	r = dmf_parse_info(dev.segs[dev.fault].params, &s->st, &err);
+	if (r) {
+		dmf_err("%s: cannot parse the status '%s': %s", s->name,
+			dev.segs[dev.fault].params, err);
+		dmf_dm_put(&dev);
+		return DMF_EXIT_FAIL;
+	}
+	dmf_dm_put(&dev);
+	r = dmf_send(s->name, "stats", &reply, kreason, sizeof(kreason), &e);
+	if (r > 0)
+		return r;
+	if (r < 0)
+		return dmf_msg_failed(s->name, "stats", e, kreason);
+	r = dmf_parse_stats_reply(reply, &det, &err);
+	free(reply);
+	if (r) {
+		dmf_stats_free(&det);
+		dmf_err("%s: cannot parse the stats reply: %s", s->name, err);
+		return DMF_EXIT_FAIL;
+	}
+	dmf_merge_details(&s->st, &det);
+	dmf_stats_free(&det);
+	s->ok = true;
+	return 0;
+}
+
+static const struct dmf_op_stat *dmf_find_op(const struct dmf_stats *st, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; st && i < st->nr_ops; i++)
+		if (!strcmp(st->ops[i].name, name))
+			return &st->ops[i];
+	return NULL;
+}
+
+static const struct dmf_rule_stat *dmf_find_rule(const struct dmf_stats *st, unsigned int id)
+{
+	unsigned int i;
+
+	for (i = 0; st && i < st->nr_rules; i++)
+		if (st->rules[i].id == id)
+			return &st->rules[i];
+	return NULL;
+}
+
+static double dmf_rate(uint64_t now, uint64_t before, double secs)
+{
+	return now >= before ? (now - before) / secs : 0;
+}
+
+static void dmf_num(const struct dmf_opts *o, uint64_t v, bool bytes, char *buf, size_t len)
+{
+	if (bytes && !o->bytes)
+		dmf_human_size(v, buf, len);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+static void dmf_rate_str(const struct dmf_opts *o, double v, bool bytes, char *buf, size_t len)
+{
+	if (bytes && !o->bytes)
+		dmf_human_size((uint64_t)(v + 0.5), buf, len);
+	else
+		snprintf(buf, len, v < 10 ? "%.1f" : "%.0f", v);
+}
+
+static const char *dmf_yes_no(int enabled)
+{
+	return enabled < 0 ? "-" : enabled ? "yes" : "no";
+}
+
+static void dmf_stats_human(const struct dmf_opts *o, const struct dmf_sample *s,
+			    const struct dmf_stats *prev, double secs)
+{
+	const struct dmf_op_stat *op, *pop;
+	const struct dmf_rule_stat *rs, *prs;
+	char a[32], b[32], c[32], d[32];
+	unsigned int i;
+
+	printf("%s: fault on %s, %u rule%s", s->name, s->disk, s->st.nr_rules,
+	       s->st.nr_rules == 1 ? "" : "s");
+	for (i = 0; i < s->st.nr_extra; i++)
+		printf(", %s %llu", s->st.extra[i].name,
+		       (unsigned long long)s->st.extra[i].val);
+	printf("\n");
+	if (prev)
+		printf("  %-13s %10s %10s %10s %12s\n", "OP", "BIOS/s", "BYTES/s", "FAILED/s",
+		       "FAILED_B/s");
+	else
+		printf("  %-13s %10s %10s %10s %12s\n", "OP", "BIOS", "BYTES", "FAILED",
+		       "FAILED_BYTES");
+	for (i = 0; i < s->st.nr_ops; i++) {
+		op = &s->st.ops[i];
+		pop = prev ? dmf_find_op(prev, op->name) : NULL;
+		if (prev) {
+			struct dmf_op_stat z = { .bios = 0 };
+
+			if (!pop)
+				pop = &z;
+			dmf_rate_str(o, dmf_rate(op->bios, pop->bios, secs), false, a, sizeof(a));
+			dmf_rate_str(o, dmf_rate(op->bytes, pop->bytes, secs), true, b, sizeof(b));
+			dmf_rate_str(o, dmf_rate(op->failed, pop->failed, secs), false, c,
+				     sizeof(c));
+			dmf_rate_str(o, dmf_rate(op->failed_bytes, pop->failed_bytes, secs), true,
+				     d, sizeof(d));
+		} else {
+			dmf_num(o, op->bios, false, a, sizeof(a));
+			dmf_num(o, op->bytes, true, b, sizeof(b));
+			dmf_num(o, op->failed, false, c, sizeof(c));
+			dmf_num(o, op->failed_bytes, true, d, sizeof(d));
+		}
+		printf("  %-13s %10s %10s %10s %12s\n", op->name, a, b, c, d);
+	}
+	if (!s->st.nr_rules)
+		return;
+	printf("  %-4s %-8s %-7s %10s %10s %10s%s\n", "RULE", "ACTION", "ENABLED",
+	       prev ? "SEEN/s" : "SEEN", prev ? "MATCHED/s" : "MATCHED",
+	       prev ? "INJECTED/s" : "INJECTED", prev ? "" : "  SEED");
+	for (i = 0; i < s->st.nr_rules; i++) {
+		rs = &s->st.rules[i];
+		prs = prev ? dmf_find_rule(prev, rs->id) : NULL;
+		if (prev) {
+			struct dmf_rule_stat z = { .seen = 0 };
+
+			if (!prs)
+				prs = &z;
+			dmf_rate_str(o, dmf_rate(rs->seen, prs->seen, secs), false, a, sizeof(a));
+			dmf_rate_str(o, dmf_rate(rs->matched, prs->matched, secs), false, b,
+				     sizeof(b));
+			dmf_rate_str(o, dmf_rate(rs->injected, prs->injected, secs), false, c,
+				     sizeof(c));
+			printf("  %-4u %-8s %-7s %10s %10s %10s\n", rs->id,
+			       rs->action[0] ? rs->action : "-", dmf_yes_no(rs->enabled), a, b, c);
+		} else {
+			printf("  %-4u %-8s %-7s %10llu %10llu %10llu  %llu\n", rs->id,
+			       rs->action[0] ? rs->action : "-", dmf_yes_no(rs->enabled),
+			       (unsigned long long)rs->seen,
+			       (unsigned long long)rs->matched, (unsigned long long)rs->injected,
+			       (unsigned long long)rs->seed);
+		}
+	}
+}
+
+static void dmf_stats_json(struct dmf_json *j, const struct dmf_sample *s,
+			   const struct dmf_stats *prev, double secs)
+{
+	const struct dmf_op_stat *op, *pop;
+	const struct dmf_rule_stat *rs, *prs;
+	struct dmf_op_stat zop = { .bios = 0 };
+	struct dmf_rule_stat zrule = { .seen = 0 };
+	unsigned int i;
+
+	dmf_json_begin(j, NULL, '{');
+	dmf_json_str(j, "name", s->name);
+	dmf_json_str(j, "disk", s->disk);
+	for (i = 0; i < s->st.nr_extra; i++)
+		dmf_json_u64(j, s->st.extra[i].name, s->st.extra[i].val);
+	dmf_json_begin(j, "ops", '{');
+	for (i = 0; i < s->st.nr_ops; i++) {
+		op = &s->st.ops[i];
+		dmf_json_begin(j, op->name, '{');
+		dmf_json_u64(j, "bios", op->bios);
+		dmf_json_u64(j, "bytes", op->bytes);
+		dmf_json_u64(j, "failed", op->failed);
+		dmf_json_u64(j, "failed_bytes", op->failed_bytes);
+		if (prev) {
+			pop = dmf_find_op(prev, op->name);
+			if (!pop)
+				pop = &zop;
+			dmf_json_double(j, "bios_per_s", dmf_rate(op->bios, pop->bios, secs));
+			dmf_json_double(j, "bytes_per_s", dmf_rate(op->bytes, pop->bytes, secs));
+			dmf_json_double(j, "failed_per_s", dmf_rate(op->failed, pop->failed, secs));
+			dmf_json_double(j, "failed_bytes_per_s",
+					dmf_rate(op->failed_bytes, pop->failed_bytes, secs));
+		}
+		dmf_json_end(j, '}');
+	}
+	dmf_json_end(j, '}');
+	dmf_json_begin(j, "rules", '[');
+	for (i = 0; i < s->st.nr_rules; i++) {
+		rs = &s->st.rules[i];
+		dmf_json_begin(j, NULL, '{');
+		dmf_json_u64(j, "id", rs->id);
+		if (rs->action[0])
+			dmf_json_str(j, "action", rs->action);
+		else
+			dmf_json_null(j, "action");
+		if (rs->enabled >= 0)
+			dmf_json_bool(j, "enabled", rs->enabled);
+		else
+			dmf_json_null(j, "enabled");
+		dmf_json_u64(j, "seen", rs->seen);
+		dmf_json_u64(j, "matched", rs->matched);
+		dmf_json_u64(j, "injected", rs->injected);
+		if (rs->has_seed)
+			dmf_json_u64(j, "seed", rs->seed);
+		else
+			dmf_json_null(j, "seed");
+		if (prev) {
+			prs = dmf_find_rule(prev, rs->id);
+			if (!prs)
+				prs = &zrule;
+			dmf_json_double(j, "seen_per_s", dmf_rate(rs->seen, prs->seen, secs));
+			dmf_json_double(j, "matched_per_s",
+					dmf_rate(rs->matched, prs->matched, secs));
+			dmf_json_double(j, "injected_per_s",
+					dmf_rate(rs->injected, prs->injected, secs));
+		}
+		dmf_json_end(j, '}');
+	}
+	dmf_json_end(j, ']');
+	dmf_json_end(j, '}');
+}
+
+static double dmf_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void dmf_sleep_ms(uint64_t ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Print one report of every sample (rates against @prev when watching). */
+static void dmf_stats_report(const struct dmf_opts *o, struct dmf_sample *s,
+			     struct dmf_stats *prev, unsigned int n, double secs)
+{
+	struct dmf_json j;
+	unsigned int i;
+
+	if (o->json) {
+		dmf_json_init(&j, stdout, prev != NULL);
+		dmf_json_begin(&j, NULL, '{');
+		if (prev) {
+			dmf_json_u64(&j, "time", (uint64_t)time(NULL));
+			dmf_json_double(&j, "interval", secs);
+		}
+		dmf_json_begin(&j, "devices", '[');
+		for (i = 0; i < n; i++)
+			if (s[i].ok)
+				dmf_stats_json(&j, &s[i], prev ? &prev[i] : NULL, secs);
+		dmf_json_end(&j, ']');
+		dmf_json_end(&j, '}');
+		dmf_json_finish(&j);
+		return;
+	}
+	if (prev && dmf_tty(stdout))
+		printf("\033[H\033[2J");
+	if (prev)
+		printf("every %.1fs, rates per second\n", secs);
+	for (i = 0; i < n; i++) {
+		if (!s[i].ok)
+			continue;
+		if (i)
+			printf("\n");
+		dmf_stats_human(o, &s[i], prev ? &prev[i] : NULL, secs);
+	}
+	if (prev)
+		printf("\n");
+	fflush(stdout);
+}
+
+DMF_HANDLER(dmf_cmd_stats)
+{
+	struct dmf_sample *s;
+	struct dmf_stats *prev = NULL;
+	char **names = NULL;
+	unsigned int n, i;
+	long long done = 0;
+	double t0, t1;
+	int r, ret = DMF_EXIT_OK;
+
+	(void)cmd;
+	if (o->count >= 0 && !o->watch_ms)
+		return dmf_usage_err(cmd, "--count needs --watch");
+	if (argc) {
+		n = argc;
+	} else {
+		r = dmf_fault_names(&names, &n);
+		if (r)
+			return dmf_dev_err(NULL, r);
+	}
+	s = calloc(n ? n : 1, sizeof(*s));
+	prev = calloc(n ? n : 1, sizeof(*prev));
+	if (!s || !prev) {
+		ret = dmf_err("out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(s[i].name, sizeof(s[i].name), "%s", argc ? argv[i] : names[i]);
+		r = dmf_sample_one(&s[i]);
+		if (r)
+			ret = r;
+	}
+	if (!o->watch_ms) {
+		dmf_stats_report(o, s, NULL, n, 0);
+		goto out;
+	}
+	t0 = dmf_now();
+	while (o->count < 0 || done < o->count) {
+		for (i = 0; i < n; i++) {
+			dmf_stats_free(&prev[i]);
+			prev[i] = s[i].st;
+			memset(&s[i].st, 0, sizeof(s[i].st));
+		}
+		dmf_sleep_ms(o->watch_ms);
+		t1 = dmf_now();
+		for (i = 0; i < n; i++) {
+			r = dmf_sample_one(&s[i]);
+			if (r)
+				ret = r;
+		}
+		dmf_stats_report(o, s, prev, n, t1 - t0);
+		t0 = t1;
+		done++;
+		if (ret)
+			break;
+	}
+out:
+	for (i = 0; s && i < n; i++) {
+		dmf_stats_free(&s[i].st);
+		dmf_stats_free(&prev[i]);
+	}
+	free(s);
+	free(prev);
+	if (names)
+		dmf_free_names(names, n);
+	return ret;
+}
+
+static int dmf_simple_msg(int argc, char **argv, const char *msg)
+{
+	char kreason[512], *reply;
+	int i, r, e = 0, ret = DMF_EXIT_OK;
+
+	for (i = 0; i < argc; i++) {
+		r = dmf_send(argv[i], msg, &reply, kreason, sizeof(kreason), &e);
+		if (r > 0)
+			ret = r;
+		else if (r < 0)
+			ret = dmf_msg_failed(argv[i], msg, e, kreason);
+		else
+			free(reply);
+	}
+	return ret;
+}
+
+DMF_HANDLER(dmf_cmd_reset)
+{
+	(void)cmd;
+	(void)o;
+	return dmf_simple_msg(argc, argv, "reset");
+}
+
+DMF_HANDLER(dmf_cmd_release)
+{
+	char msg[64];
+	int r;
+
+	(void)o;
+	if (argc > 1) {
+		r = dmf_check_id(cmd, argv[1]);
+		if (r)
+			return r;
+	}
+	snprintf(msg, sizeof(msg), "release%s%s", argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
+	return dmf_simple_msg(1, argv, msg);
+}
+
+DMF_HANDLER(dmf_cmd_log)
+{
+	struct dmf_log_entry *e = NULL;
+	char kreason[512], *reply;
+	const char *err;
+	struct dmf_json j;
+	unsigned int n, k;
+	bool header = false;
+	int i, r, er = 0, ret = DMF_EXIT_OK;
+
+	(void)cmd;
+	if (o->json) {
+		dmf_json_init(&j, stdout, false);
+		dmf_json_begin(&j, NULL, '{');
+		dmf_json_begin(&j, "devices", '[');
+	}
+	for (i = 0; i < argc; i++) {
+		r = dmf_send(argv[i], "log", &reply, kreason, sizeof(kreason), &er);
+		if (r > 0) {
+			ret = r;
+			continue;
+		}
+		if (r < 0) {
+			ret = dmf_msg_failed(argv[i], "log", er, kreason);
+			continue;
+		}
+		r = dmf_parse_log_reply(reply, &e, &n, &err);
+		free(reply);
+		if (r) {
+			ret = dmf_err("%s: cannot parse the log reply: %s", argv[i], err);
+			continue;
+		}
+		if (o->json) {
+			dmf_json_begin(&j, NULL, '{');
+			dmf_json_str(&j, "name", argv[i]);
+			dmf_json_begin(&j, "entries", '[');
+		}
+		for (k = 0; k < n; k++) {
+			if (o->json) {
+				dmf_json_begin(&j, NULL, '{');
+				dmf_json_num(&j, "time", e[k].time);
+				dmf_json_str(&j, "op", e[k].op);
+				dmf_json_u64(&j, "sector", e[k].sector);
+				dmf_json_u64(&j, "bytes", e[k].bytes);
+				dmf_json_u64(&j, "rule", e[k].rule);
+				dmf_json_str(&j, "action", e[k].action);
+				dmf_json_end(&j, '}');
+				continue;
+			}
+			if (!header) {
+				printf("%-16s %-16s %-12s %12s %8s %5s  %s\n", "TIME", "DEVICE", "OP",
+				       "SECTOR", "BYTES", "RULE", "ACTION");
+				header = true;
+			}
+			printf("%-16s %-16s %-12s %12llu %8llu %5u  %s\n", e[k].time, argv[i],
+			       e[k].op, (unsigned long long)e[k].sector,
+			       (unsigned long long)e[k].bytes, e[k].rule, e[k].action);
+		}
+		if (o->json) {
+			dmf_json_end(&j, ']');
+			dmf_json_end(&j, '}');
+		}
+		free(e);
+		e = NULL;
+	}
+	if (o->json) {
+		dmf_json_end(&j, ']');
+		dmf_json_end(&j, '}');
+		dmf_json_finish(&j);
+	}
+	return ret;
+}

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dmfault: parsers for what the fault target prints (INFO and TABLE status,
+ * the stats, log and rule list message replies) and for kernel log records.
+ * Input is untrusted text: every field is checked, malformed input gives an
+ * error string and never a crash.  Fields a newer target appends are
+ * skipped.  libc only: the host unit tests link this file as it is.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dmfault.h"
+
+#define DMF_MAX_PARSED_RULES	65536
+#define DMF_MAX_PARSED_OPS	64
+
+void dmf_stats_free(struct dmf_stats *st)
+{
+	free(st->ops);
+	free(st->rules);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Split off the next token separated by any of @sep; NULL at the end. */
+static char *dmf_token(char **s, const char *sep)
+{
+	char *t;
+
+	*s += strspn(*s, sep);
+	if (!**s)
+		return NULL;
+	t = *s;
+	*s += strcspn(*s, sep);
+	if (**s)
+		*(*s)++ = '\0';
+	return t;
+}
+
+static int dmf_copy_name(char *dst, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (!n || n >= DMF_NAME_LEN)
+		return -EINVAL;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+static int dmf_parse_uint(const char *s, unsigned int *v)
+{
+	uint64_t x;
+
+	if (dmf_parse_u64(s, &x) || x > UINT32_MAX)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+/* "name:a:b:c:d": an op entry of the INFO status. */
+static int dmf_parse_op_entry(char *tok, struct dmf_op_stat *op)
+{
+	char *f[5];
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		f[i] = strsep(&tok, ":");
+		if (!f[i])
+			return -EINVAL;
+	}
+	if (tok || dmf_copy_name(op->name, f[0]) || dmf_parse_u64(f[1], &op->bios) ||
+	    dmf_parse_u64(f[2], &op->bytes) || dmf_parse_u64(f[3], &op->failed) ||
+	    dmf_parse_u64(f[4], &op->failed_bytes))
+		return -EINVAL;
+	return 0;
+}
+
+/* "id:seen:matched:injected": a rule entry of the INFO status. */
+static int dmf_parse_rule_entry(char *tok, struct dmf_rule_stat *rs)
+{
+	char *f[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		f[i] = strsep(&tok, ":");
+		if (!f[i])
+			return -EINVAL;
+	}
+	memset(rs, 0, sizeof(*rs));
+	rs->enabled = -1;
+	if (tok || dmf_parse_uint(f[0], &rs->id) || dmf_parse_u64(f[1], &rs->seen) ||
+	    dmf_parse_u64(f[2], &rs->matched) || dmf_parse_u64(f[3], &rs->injected))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * dmf_parse_info - parse the INFO status of a fault target
+ * @status: "<nr_ops> <op>:<bios>:<bytes>:<failed>:<failed_bytes>... <nr_rules>
+ *          <id>:<seen>:<matched>:<injected>..."
+ * @st: filled in; free with dmf_stats_free() (also after an error)
+ * @err: on failure, what was wrong
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int dmf_parse_info(const char *status, struct dmf_stats *st, const char **err)
+{
+	char *copy, *s, *tok;
+	unsigned int n, i;
+	int r = -EINVAL;
+
+	memset(st, 0, sizeof(*st));
+	copy = strdup(status ? status : "");
+	if (!copy) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	s = copy;
+	tok = dmf_token(&s, " ");
+	if (!tok || dmf_parse_uint(tok, &n) || n > DMF_MAX_PARSED_OPS) {
+		*err = "bad operation count";
+		goto out;
+	}
+	st->ops = calloc(n ? n : 1, sizeof(*st->ops));
+	if (!st->ops)
+		goto oom;
+	for (i = 0; i < n; i++) {
+		tok = dmf_token(&s, " ");
+		if (!tok || dmf_parse_op_entry(tok, &st->ops[i])) {
+			*err = tok ? "bad operation entry" : "operation entries missing";
+			goto out;
+		}
+		st->nr_ops++;
+	}
+	tok = dmf_token(&s, " ");
+	if (!tok || dmf_parse_uint(tok, &n) || n > DMF_MAX_PARSED_RULES) {
+		*err = "bad rule count";
+		goto out;
+	}
+	st->rules = calloc(n ? n : 1, sizeof(*st->rules));
+	if (!st->rules)
+		goto oom;
+	for (i = 0; i < n; i++) {
+		tok = dmf_token(&s, " ");
+		if (!tok || dmf_parse_rule_entry(tok, &st->rules[i])) {
+			*err = tok ? "bad rule entry" : "rule entries missing";
+			goto out;
+		}
+		st->nr_rules++;
+	}
+	r = 0;	/* what follows belongs to a newer target */
+out:
+	free(copy);
+	return r;
+oom:
+	*err = "out of memory";
+	r = -ENOMEM;
+	goto out;
+}
+
+/* Fields of "key=value key=value ..." after the name/id word. */
+static int dmf_parse_fields(char *s, const char *const *keys, uint64_t **vals,
+			    unsigned int nkeys, unsigned int required, char *action,
+			    bool *seed)
+{
+	unsigned int seen = 0, i;
+	char *tok, *eq;
+
+	while ((tok = dmf_token(&s, " ")) != NULL) {
+		eq = strchr(tok, '=');
+		if (!eq || eq == tok)
+			return -EINVAL;
+		*eq++ = '\0';
+		if (action && !strcmp(tok, "action")) {
+			if (dmf_copy_name(action, eq))
+				return -EINVAL;
+			continue;
+		}
+		for (i = 0; i < nkeys; i++) {
+			if (strcmp(tok, keys[i]))
+				continue;
+			if (dmf_parse_u64(eq, vals[i]))
+				return -EINVAL;
+			seen |= 1U << i;
+			if (seed && !strcmp(tok, "seed"))
+				*seed = true;
+		}
+		/* keys we do not know are a newer target's: skipped */
+	}
+	return (seen & required) == required ? 0 : -EINVAL;
+}
+
+static int dmf_stats_grow(void **arr, unsigned int nr, size_t size)
+{
+	void *p;
+
+	/* capacity: 8, then doubled whenever a power of two is reached */
+	if (nr && (nr < 8 || (nr & (nr - 1))))
+		return 0;
+	p = realloc(*arr, (nr ? nr * 2 : 8) * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
+/**
+ * dmf_parse_stats_reply - parse the reply to the "stats" message
+ * @reply: lines "op NAME bios=N bytes=N failed=N failed_bytes=N" and
+ *         "rule ID action=A enabled=0|1 seen=N matched=N injected=N seed=N"
+ * @st: filled in; free with dmf_stats_free() (also after an error)
+ * @err: on failure, what was wrong
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int dmf_parse_stats_reply(const char *reply, struct dmf_stats *st, const char **err)
+{
+	static const char *const op_keys[] = { "bios", "bytes", "failed", "failed_bytes" };
+	static const char *const rule_keys[] = {
+		"enabled", "seen", "matched", "injected", "seed"
+	};
+	char *copy, *s, *line, *kind, *word;
+	uint64_t enabled, *vals[5];
+	int r = -EINVAL;
+
+	memset(st, 0, sizeof(*st));
+	copy = strdup(reply ? reply : "");
+	if (!copy) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	s = copy;
+	while ((line = dmf_token(&s, "\n")) != NULL) {
+		kind = dmf_token(&line, " ");
+		word = kind ? dmf_token(&line, " ") : NULL;
+		if (!kind)
+			continue;
+		if (!strcmp(kind, "op")) {
+			struct dmf_op_stat *op;
+
+			if (st->nr_ops >= DMF_MAX_PARSED_OPS ||
+			    dmf_stats_grow((void **)&st->ops, st->nr_ops, sizeof(*op)))
+				goto nomem;
+			op = &st->ops[st->nr_ops];
+			memset(op, 0, sizeof(*op));
+			vals[0] = &op->bios;
+			vals[1] = &op->bytes;
+			vals[2] = &op->failed;
+			vals[3] = &op->failed_bytes;
+			if (!word || dmf_copy_name(op->name, word) ||
+			    dmf_parse_fields(line, op_keys, vals, 4, 0xf, NULL, NULL)) {
+				*err = "bad op line";
+				goto out;
+			}
+			st->nr_ops++;
+		} else if (!strcmp(kind, "rule")) {
+			struct dmf_rule_stat *rs;
+
+			if (st->nr_rules >= DMF_MAX_PARSED_RULES ||
+			    dmf_stats_grow((void **)&st->rules, st->nr_rules, sizeof(*rs)))
+				goto nomem;
+			rs = &st->rules[st->nr_rules];
+			memset(rs, 0, sizeof(*rs));
+			vals[0] = &enabled;
+			vals[1] = &rs->seen;
+			vals[2] = &rs->matched;
+			vals[3] = &rs->injected;
+			vals[4] = &rs->seed;
+			enabled = 2;
+			if (!word || dmf_parse_uint(word, &rs->id) ||
+			    dmf_parse_fields(line, rule_keys, vals, 5, 0xf, rs->action,
+					     &rs->has_seed) ||
+			    enabled > 1 || !rs->action[0]) {
+				*err = "bad rule line";
+				goto out;
+			}
+			rs->enabled = enabled;
+			st->nr_rules++;
+		} else if (word && !dmf_token(&line, " ") && st->nr_extra < DMF_MAX_EXTRA &&
+			   !dmf_copy_name(st->extra[st->nr_extra].name, kind) &&
+			   !dmf_parse_u64(word, &st->extra[st->nr_extra].val)) {
+			st->nr_extra++;		/* "held 2" */
+		}
+		/* other lines belong to a newer target */
+	}
+	r = 0;
+out:
+	free(copy);
+	return r;
+nomem:
+	*err = st->nr_ops >= DMF_MAX_PARSED_OPS ? "too many op lines" : "out of memory";
+	r = st->nr_ops >= DMF_MAX_PARSED_OPS ? -EINVAL : -ENOMEM;
+	goto out;
+}
+
+void dmf_table_status_free(struct dmf_table_status *ts)
+{
+	unsigned int i;
+
+	for (i = 0; ts->rules && i < ts->nr_rules; i++)
+		free(ts->rules[i]);
+	free(ts->rules);
+	memset(ts, 0, sizeof(*ts));
+}
+
+/**
+ * dmf_parse_table_status - parse the TABLE status of a fault target
+ * @params: "<maj:min> <offset> [<nr> <rule>...]"
+ * @ts: filled in; free with dmf_table_status_free() (also after an error)
+ * @err: on failure, what was wrong
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int dmf_parse_table_status(const char *params, struct dmf_table_status *ts,
+			   const char **err)
+{
+	char *copy, *s, *tok, *colon;
+	unsigned int n, i;
+	int r = -EINVAL;
+
+	memset(ts, 0, sizeof(*ts));
+	copy = strdup(params ? params : "");
+	if (!copy) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	s = copy;
+	tok = dmf_token(&s, " ");
+	colon = tok ? strchr(tok, ':') : NULL;
+	if (!colon) {
+		*err = "bad device number";
+		goto out;
+	}
+	*colon = '\0';
+	if (dmf_parse_uint(tok, &ts->major) || dmf_parse_uint(colon + 1, &ts->minor)) {
+		*err = "bad device number";
+		goto out;
+	}
+	tok = dmf_token(&s, " ");
+	if (!tok || dmf_parse_u64(tok, &ts->offset)) {
+		*err = "bad offset";
+		goto out;
+	}
+	tok = dmf_token(&s, " ");
+	if (!tok) {
+		r = 0;
+		goto out;
+	}
+	if (dmf_parse_uint(tok, &n) || n > DMF_MAX_PARSED_RULES) {
+		*err = "bad rule count";
+		goto out;
+	}
+	ts->rules = calloc(n ? n : 1, sizeof(*ts->rules));
+	if (!ts->rules) {
+		*err = "out of memory";
+		r = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		tok = dmf_token(&s, " ");
+		if (!tok) {
+			*err = "rules missing";
+			goto out;
+		}
+		ts->rules[i] = strdup(tok);
+		if (!ts->rules[i]) {
+			*err = "out of memory";
+			r = -ENOMEM;
+			goto out;
+		}
+		ts->nr_rules++;
+	}
+	if (dmf_token(&s, " ")) {
+		*err = "more rules than counted";
+		goto out;
+	}
+	r = 0;
+out:
+	free(copy);
+	return r;
+}
+
+/* "12.345678" -> microseconds, keeping the text. */
+static int dmf_parse_time(const char *s, struct dmf_log_entry *e)
+{
+	const char *dot = strchr(s, '.');
+	char secs[24];
+	uint64_t sec, us;
+
+	if (!dot || strlen(dot + 1) != 6 || (size_t)(dot - s) >= sizeof(secs) ||
+	    strlen(s) >= sizeof(e->time))
+		return -EINVAL;
+	memcpy(secs, s, dot - s);
+	secs[dot - s] = '\0';
+	if (dmf_parse_u64(secs, &sec) || dmf_parse_u64(dot + 1, &us) ||
+	    sec > UINT64_MAX / 1000000 - 1)
+		return -EINVAL;
+	e->usec = sec * 1000000 + us;
+	strcpy(e->time, s);
+	return 0;
+}
+
+/**
+ * dmf_parse_log_reply - parse the reply to the "log" message
+ * @reply: lines "SECONDS.USEC OP SECTOR BYTES RULE_ID ACTION", oldest first
+ * @entries: an allocated array (free() it), NULL when empty
+ * @nr: number of entries
+ * @err: on failure, what was wrong
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int dmf_parse_log_reply(const char *reply, struct dmf_log_entry **entries,
+			unsigned int *nr, const char **err)
+{
+	char *copy, *s, *line, *f[6];
+	struct dmf_log_entry *e;
+	unsigned int i;
+	int r = -EINVAL;
+
+	*entries = NULL;
+	*nr = 0;
+	copy = strdup(reply ? reply : "");
+	if (!copy) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	s = copy;
+	while ((line = dmf_token(&s, "\n")) != NULL) {
+		for (i = 0; i < 6; i++)
+			f[i] = dmf_token(&line, " ");
+		if (!f[5]) {
+			*err = "short log line";
+			goto out;
+		}
+		if (*nr >= DMF_MAX_PARSED_RULES ||
+		    dmf_stats_grow((void **)entries, *nr, sizeof(**entries))) {
+			*err = "out of memory";
+			r = -ENOMEM;
+			goto out;
+		}
+		e = &(*entries)[*nr];
+		memset(e, 0, sizeof(*e));
+		if (dmf_parse_time(f[0], e) || dmf_copy_name(e->op, f[1]) ||
+		    dmf_parse_u64(f[2], &e->sector) || dmf_parse_u64(f[3], &e->bytes) ||
+		    dmf_parse_uint(f[4], &e->rule) || dmf_copy_name(e->action, f[5])) {
+			*err = "bad log line";
+			goto out;
+		}
+		(*nr)++;
+	}
+	r = 0;
+out:
+	if (r) {
+		free(*entries);
+		*entries = NULL;
+		*nr = 0;
+	}
+	free(copy);
+	return r;
+}
+
+/**
+ * dmf_parse_rule - the id, action and enabled flag of a canonical rule
+ * @rule: "<action>:id=N[,...]" as the target prints it
+ * @ri: filled in
+ *
+ * Return: 0 or -EINVAL (no action or no id).
+ */
+int dmf_parse_rule(const char *rule, struct dmf_rule_info *ri)
+{
+	size_t alen = strcspn(rule, ":");
+	const char *p;
+	char num[24];
+	size_t n;
+
+	memset(ri, 0, sizeof(*ri));
+	ri->enabled = true;
+	if (!alen || alen >= DMF_NAME_LEN || !rule[alen])
+		return -EINVAL;
+	memcpy(ri->action, rule, alen);
+	ri->action[alen] = '\0';
+	for (p = rule + alen + 1; *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		if (n > 3 && !strncmp(p, "id=", 3)) {
+			if (n - 3 >= sizeof(num))
+				return -EINVAL;
+			memcpy(num, p + 3, n - 3);
+			num[n - 3] = '\0';
+			if (dmf_parse_uint(num, &ri->id) || !ri->id)
+				return -EINVAL;
+		} else if (n == 9 && !strncmp(p, "enabled=0", 9)) {
+			ri->enabled = false;
+		}
+	}
+	return ri->id ? 0 : -EINVAL;
+}
+
+/**
+ * dmf_parse_kmsg - split a /dev/kmsg record
+ * @record: "<prio>,<seq>,<usec>,<flags>[,...];<text>\n[ continuation lines]"
+ * @level: the log level (prio & 7)
+ * @usec: the timestamp
+ * @text: points into @record at the text (continuation lines cut off)
+ *
+ * The record is modified: the text is NUL-terminated at its first newline.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int dmf_parse_kmsg(const char *record, int *level, uint64_t *usec, const char **text)
+{
+	char head[128], *semi, *f[3], *s;
+	size_t n;
+	uint64_t prio, seq;
+	int i;
+
+	semi = strchr(record, ';');
+	if (!semi || (size_t)(semi - record) >= sizeof(head))
+		return -EINVAL;
+	n = semi - record;
+	memcpy(head, record, n);
+	head[n] = '\0';
+	s = head;
+	for (i = 0; i < 3; i++) {
+		f[i] = strsep(&s, ",");
+		if (!f[i])
+			return -EINVAL;
+	}
+	if (dmf_parse_u64(f[0], &prio) || dmf_parse_u64(f[1], &seq) ||
+	    dmf_parse_u64(f[2], usec))
+		return -EINVAL;
+	*level = prio & 7;
+	*text = semi + 1;
+	semi[strcspn(semi, "\n")] = '\0';
+	return 0;
+}
+
+/**
+ * dmf_find_counter - a counter in a debugfs file's text
+ * @text: lines like "injected 5", "injected: 5" or "injected=5" (several
+ *        pairs on a line are allowed), or a file holding just the number
+ *        when @key is NULL
+ * @key: the counter's name
+ * @val: its value
+ *
+ * Return: 0 or -ENOENT.
+ */
+int dmf_find_counter(const char *text, const char *key, uint64_t *val)
+{
+	size_t klen = key ? strlen(key) : 0;
+	const char *p = text;
+	char num[24];
+	size_t n;
+
+	if (!key) {
+		n = strcspn(text, "\n");
+		if (n && n < sizeof(num)) {
+			memcpy(num, text, n);
+			num[n] = '\0';
+			if (!dmf_parse_u64(num, val))
+				return 0;
+		}
+		return -ENOENT;
+	}
+	while ((p = strstr(p, key)) != NULL) {
+		bool start = p == text || strchr(" \t\n,;{", p[-1]);
+		const char *v = p + klen;
+
+		p += klen;
+		if (!start)
+			continue;
+		if (*v == ':' || *v == '=')
+			v++;
+		else if (*v != ' ' && *v != '\t')
+			continue;
+		v += strspn(v, " \t\"");
+		n = strspn(v, "0123456789");
+		if (!n || n >= sizeof(num))
+			continue;
+		memcpy(num, v, n);
+		num[n] = '\0';
+		if (!dmf_parse_u64(num, val))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * Is a kernel log line a sign of trouble (oops, WARN, BUG, KASAN...)?
+ * Returns the pattern that matched, or NULL.
+ */
+const char *dmf_kernel_problem(const char *line)
+{
+	static const char *const pats[] = {
+		"WARNING:", "BUG:", "kernel BUG", "Oops", "general protection fault",
+		"Call Trace", "Kernel panic", "KASAN", "UBSAN", "KFENCE",
+		"Unable to handle kernel", "blocked for more than", "soft lockup",
+		"hard LOCKUP", "RCU stall", "refcount_t", "list_add corruption",
+		"list_del corruption", "Bad page", "stack-protector",
+		"suspected memory leak",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pats); i++)
+		if (strstr(line, pats[i]))
+			return pats[i];
+	return NULL;
+}
