@@ -34,7 +34,7 @@ modules: deps-build
 	@set -e; for k in $(K); do \
 		echo "  MODULES $$k"; \
 		s=$(TOP)/build/$$k/src; mkdir -p $$s; \
-		cp -rsf $(addprefix $(TOP)/,$(SRCS)) $$s/; \
+		cp -rsf $(wildcard $(addprefix $(TOP)/,$(SRCS))) $$s/; \
 		$(MAKE) -s -C /lib/modules/$$k/build M=$$s $(KBUILD_OPTS) modules; \
 		cp $$s/*.ko $(TOP)/build/$$k/; \
 	done
