@@ -268,7 +268,7 @@ EXPORT_SYMBOL_GPL(dmf_prob_format);
 int dmf_attr_init(struct dmf_attr *a, const char *name)
 {
 	memset(a, 0, sizeof(*a));
-	a->stats = alloc_percpu(struct dmf_counters);
+	a->stats = alloc_percpu(struct dmf_pcpu_counters);
 	if (!a->stats)
 		return -ENOMEM;
 	a->name = name;
@@ -332,16 +332,19 @@ EXPORT_SYMBOL_GPL(dmf_attr_set_seed);
 
 void dmf_attr_counters(const struct dmf_attr *a, struct dmf_counters *sum)
 {
+	u64 filtered = 0;
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		const struct dmf_counters *c = per_cpu_ptr(a->stats, cpu);
+		const struct dmf_pcpu_counters *c = per_cpu_ptr(a->stats, cpu);
 
 		sum->evaluated += READ_ONCE(c->evaluated);
-		sum->passed += READ_ONCE(c->passed);
+		filtered += READ_ONCE(c->filtered);
 		sum->injected += READ_ONCE(c->injected);
 	}
+	/* A racing decision may be in filtered and not yet in evaluated. */
+	sum->passed = sum->evaluated > filtered ? sum->evaluated - filtered : 0;
 }
 EXPORT_SYMBOL_GPL(dmf_attr_counters);
 
@@ -350,7 +353,7 @@ void dmf_attr_clear_counters(struct dmf_attr *a)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(a->stats, cpu), 0, sizeof(struct dmf_counters));
+		memset(per_cpu_ptr(a->stats, cpu), 0, sizeof(struct dmf_pcpu_counters));
 }
 EXPORT_SYMBOL_GPL(dmf_attr_clear_counters);
 
@@ -443,53 +446,71 @@ static void dmf_log(struct dmf_attr *a)
 		dump_stack();
 }
 
+/* Interval, then probability: is this call due to fail? */
+static __always_inline bool dmf_due(struct dmf_attr *a)
+{
+	if (a->interval > 1 && atomic64_inc_return(&a->count) % a->interval)
+		return false;
+	return a->prob.num == a->prob.den || dmf_attr_draw(a) < a->prob.thresh;
+}
+
+/*
+ * Claim times and inject.  Out of line, like the filters below, so that a
+ * decision that does not fail touches no callee-saved register.
+ */
+static noinline bool dmf_fire(struct dmf_attr *a)
+{
+	if (a->times >= 0 && atomic64_dec_if_positive(&a->times_left) < 0)
+		return false;
+	this_cpu_inc(a->stats->injected);
+	dmf_log(a);
+	return true;
+}
+
+/* dmf_should_fail() for an attribute with task, stack or space limits. */
+static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size)
+{
+	int r = -1;
+
+	if (a->flags & (DMF_TASK_FILTER | DMF_USE_FAIL_NTH))
+		r = dmf_task_decides(a);
+	if (r == 1) {
+		this_cpu_inc(a->stats->injected);
+		dmf_log(a);
+		return true;
+	}
+	if (!r || dmf_prob_is_zero(&a->prob) || !dmf_stack_allows(a) ||
+	    !atomic64_read(&a->times_left)) {
+		this_cpu_inc(a->stats->filtered);
+		return false;
+	}
+	if (a->space && dmf_space_consumed(a, size))
+		return false;
+	return dmf_due(a) && dmf_fire(a);
+}
+
 /**
  * dmf_should_fail - decide whether this call fails
  * @a: the attribute
  * @size: bytes at stake, counted against space
  *
  * Order: per-task fail-nth, probability 0, task filter, stack filter, times
- * exhausted, space, interval, probability, then times is claimed.
+ * exhausted (these four filter the call out), space, interval, probability,
+ * then times is claimed.
  *
  * Return: true to inject a fault.
  */
 bool dmf_should_fail(struct dmf_attr *a, u64 size)
 {
-	int r;
-
 	this_cpu_inc(a->stats->evaluated);
-	if (a->flags & (DMF_TASK_FILTER | DMF_USE_FAIL_NTH)) {
-		r = dmf_task_decides(a);
-		if (r == 1)
-			goto fail;
-		if (r == 0)
-			return false;
+	if (unlikely((a->flags & (DMF_TASK_FILTER | DMF_USE_FAIL_NTH)) ||
+		     READ_ONCE(a->stack.depth) || a->space))
+		return dmf_should_fail_slow(a, size);
+	if (dmf_prob_is_zero(&a->prob) || !atomic64_read(&a->times_left)) {
+		this_cpu_inc(a->stats->filtered);
+		return false;
 	}
-	if (dmf_prob_is_zero(&a->prob))
-		return false;
-	if (!dmf_stack_allows(a))
-		return false;
-	if (!atomic64_read(&a->times_left))
-		return false;
-	this_cpu_inc(a->stats->passed);
-
-	if (a->space && dmf_space_consumed(a, size))
-		return false;
-	if (a->interval > 1 && atomic64_inc_return(&a->count) % a->interval)
-		return false;
-	if (a->prob.num != a->prob.den && dmf_attr_draw(a) >= a->prob.thresh)
-		return false;
-	if (a->times >= 0 && atomic64_dec_if_positive(&a->times_left) < 0)
-		return false;
-	this_cpu_inc(a->stats->injected);
-	dmf_log(a);
-	return true;
-
-fail:
-	this_cpu_inc(a->stats->passed);
-	this_cpu_inc(a->stats->injected);
-	dmf_log(a);
-	return true;
+	return dmf_due(a) && dmf_fire(a);
 }
 EXPORT_SYMBOL_GPL(dmf_should_fail);
 

@@ -73,6 +73,7 @@ struct dmf_rule *dmf_rule_create(struct fault_c *fc, const char *text, char **er
 	kref_init(&rule->ref);
 	rule->status = dmf_blk_status[rule->cfg.status];
 	rule->start_jiffies = jiffies;
+	rule->skip_base = dmf_bios_skipped(fc);
 	rule->cfg.attr.name = dm_device_name(dm_table_get_md(fc->ti->table));
 	return rule;
 }
@@ -93,7 +94,7 @@ void dmf_rule_put(struct dmf_rule *rule)
 }
 
 /* Is the rule's time window open?  flakey's cycle: up first, then down. */
-static bool dmf_rule_window_open(const struct dmf_rule *rule)
+bool dmf_rule_window_open(const struct dmf_rule *rule)
 {
 	const struct dmf_rule_cfg *cfg = &rule->cfg;
 	unsigned long elapsed = (jiffies - rule->start_jiffies) / HZ;
@@ -106,52 +107,27 @@ static bool dmf_rule_window_open(const struct dmf_rule *rule)
 	return elapsed % (cfg->up_s + cfg->down_s) >= cfg->up_s;
 }
 
-/**
- * dmf_rule_fires - does this rule act on this bio?
- * @rule: the rule
- * @opbits: the bio's operation class bits (enum dmf_op, DMF_OPM_FUA)
- * @sector: first sector, relative to the target
- * @bytes: the bio's size
- *
- * Called under rcu_read_lock() from map; takes no lock.
+/*
+ * Bios the rule saw: those that reached it in the walk, plus those the
+ * rule set's bounds let skip the walk (@skipped, the device's count) since
+ * the rule started counting.
  */
-bool dmf_rule_fires(struct dmf_rule *rule, unsigned int opbits, sector_t sector,
-		    unsigned int bytes)
-{
-	const struct dmf_rule_cfg *cfg = &rule->cfg;
-
-	this_cpu_inc(*rule->seen);
-	if (!READ_ONCE(cfg->enabled) || !(cfg->opmask & opbits))
-		return false;
-	if (bytes) {
-		if (sector > cfg->last || sector + (bytes >> SECTOR_SHIFT) <= cfg->first)
-			return false;
-	} else if (cfg->first || cfg->last != U64_MAX) {
-		return false;
-	}
-	if (bytes < cfg->min_bytes || bytes > cfg->max_bytes)
-		return false;
-	if ((cfg->after_s || cfg->down_s) && !dmf_rule_window_open(rule))
-		return false;
-	if (cfg->skip && atomic64_inc_return(&rule->skipped) <= cfg->skip)
-		return false;
-	return dmf_should_fail(&rule->cfg.attr, bytes);
-}
-
-u64 dmf_rule_seen(const struct dmf_rule *rule)
+u64 dmf_rule_seen(const struct dmf_rule *rule, u64 skipped)
 {
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(*per_cpu_ptr(rule->seen, cpu));
-	return sum;
+	return sum + (skipped > rule->skip_base ? skipped - rule->skip_base : 0);
 }
 
+/* Zero the rule's counters; the device's were zeroed just before. */
 void dmf_rule_clear_counters(struct dmf_rule *rule)
 {
 	int cpu;
 
+	rule->skip_base = 0;
 	for_each_possible_cpu(cpu)
 		per_cpu(*rule->seen, cpu) = 0;
 	dmf_attr_clear_counters(&rule->cfg.attr);
@@ -165,6 +141,23 @@ struct dmf_ruleset *dmf_ruleset_alloc(unsigned int nr)
 	if (set)
 		set->nr = nr;
 	return set;
+}
+
+/* Set the bounds dmf_ruleset_may_match() tests: the union of the rules' matches. */
+void dmf_ruleset_bound(struct dmf_ruleset *set)
+{
+	unsigned int i;
+
+	set->opmask = 0;
+	set->first = U64_MAX;
+	set->last = 0;
+	for (i = 0; i < set->nr; i++) {
+		const struct dmf_rule_cfg *cfg = &set->rules[i]->cfg;
+
+		set->opmask |= cfg->opmask;
+		set->first = min(set->first, cfg->first);
+		set->last = max(set->last, cfg->last);
+	}
 }
 
 static void dmf_rule_put_rcu(struct rcu_head *head)

@@ -92,13 +92,18 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	pb->bytes = bio->bi_iter.bi_size;
 	pb->op = fault_bio_op(bio, &opbits);
 
+	rcu_read_lock();
+	set = rcu_dereference(fc->rules);
+	if (set && !dmf_ruleset_may_match(set, opbits, sector, pb->bytes))
+		set = NULL;
+
 	st = get_cpu_ptr(fc->stats);
 	st->bios[pb->op]++;
 	st->bytes[pb->op] += pb->bytes;
+	if (!set)
+		st->bios_skipped++;
 	put_cpu_ptr(fc->stats);
 
-	rcu_read_lock();
-	set = rcu_dereference(fc->rules);
 	for (i = 0; set && i < set->nr; i++) {
 		if (dmf_rule_fires(set->rules[i], opbits, sector, pb->bytes)) {
 			pb->rule = set->rules[i];
@@ -169,6 +174,8 @@ static void fault_publish(struct fault_c *fc, struct dmf_ruleset *set,
 {
 	struct dmf_ruleset *old = fault_rules(fc);
 
+	if (set)
+		dmf_ruleset_bound(set);
 	rcu_assign_pointer(fc->rules, set && set->nr ? set : NULL);
 	if (set && !set->nr)
 		kfree(set);
@@ -415,7 +422,19 @@ static void fault_emit_op_stats(struct fault_c *fc, struct dmf_op_stats *sum)
 			sum->failed[op] += READ_ONCE(st->failed[op]);
 			sum->failed_bytes[op] += READ_ONCE(st->failed_bytes[op]);
 		}
+		sum->bios_skipped += READ_ONCE(st->bios_skipped);
 	}
+}
+
+/* Bios no rule looked at since the counters were last reset. */
+u64 dmf_bios_skipped(struct fault_c *fc)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(fc->stats, cpu)->bios_skipped);
+	return sum;
 }
 
 static void fault_status(struct dm_target *ti, status_type_t type,
@@ -442,8 +461,8 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 		for (i = 0; set && i < set->nr; i++) {
 			rule = set->rules[i];
 			dmf_attr_counters(&rule->cfg.attr, &c);
-			DMEMIT(" %u:%llu:%llu:%llu", rule->cfg.id, dmf_rule_seen(rule),
-			       c.evaluated, c.injected);
+			DMEMIT(" %u:%llu:%llu:%llu", rule->cfg.id,
+			       dmf_rule_seen(rule, sum.bios_skipped), c.evaluated, c.injected);
 		}
 		break;
 	case STATUSTYPE_TABLE:
@@ -491,7 +510,7 @@ static int fault_msg_stats(struct fault_c *fc, char *result, unsigned int maxlen
 		dmf_attr_counters(&rule->cfg.attr, &c);
 		DMEMIT("rule %u action=%s enabled=%d seen=%llu matched=%llu ", rule->cfg.id,
 		       dmf_action_name(rule->cfg.action), READ_ONCE(rule->cfg.enabled),
-		       dmf_rule_seen(rule), c.evaluated);
+		       dmf_rule_seen(rule, sum.bios_skipped), c.evaluated);
 		DMEMIT("injected=%llu seed=%llu\n", c.injected, rule->cfg.attr.seed);
 	}
 	return 1;
@@ -635,10 +654,10 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 		}
 	} else if (argc == 1 && !strcasecmp(argv[0], "reset")) {
 		set = fault_rules(fc);
-		for (i = 0; set && i < set->nr; i++)
-			dmf_rule_clear_counters(set->rules[i]);
 		for_each_possible_cpu(i)
 			memset(per_cpu_ptr(fc->stats, i), 0, sizeof(struct dmf_op_stats));
+		for (i = 0; set && i < set->nr; i++)
+			dmf_rule_clear_counters(set->rules[i]);
 		spin_lock_irq(&fc->log_lock);
 		fc->log_count = 0;
 		spin_unlock_irq(&fc->log_lock);

@@ -24,12 +24,19 @@ struct dmf_rule {
 	unsigned long start_jiffies;
 	atomic64_t skipped;
 	u64 __percpu *seen;
+	u64 skip_base;			/* the device's bios_skipped when counting began */
 };
 
-/* An immutable array of rules, replaced as a whole under RCU. */
+/*
+ * An immutable array of rules, replaced as a whole under RCU, with the
+ * union of its rules' operations and sector ranges: a bio outside both
+ * cannot match any rule and skips the walk.
+ */
 struct dmf_ruleset {
 	struct rcu_head rcu;
 	unsigned int nr;
+	unsigned int opmask;
+	u64 first, last;
 	struct dmf_rule *rules[];
 };
 
@@ -38,6 +45,7 @@ struct dmf_op_stats {
 	u64 bytes[DMF_NR_OPS];
 	u64 failed[DMF_NR_OPS];
 	u64 failed_bytes[DMF_NR_OPS];
+	u64 bios_skipped;		/* ruled out by the rule set's bounds */
 };
 
 #define DMF_LOG_SIZE		64
@@ -119,15 +127,16 @@ struct dmf_rule *dmf_rule_create(struct fault_c *fc, const char *text, char **er
 void dmf_rule_get(struct dmf_rule *rule);
 void dmf_rule_put(struct dmf_rule *rule);
 void dmf_rule_retire(struct dmf_rule *rule);
-bool dmf_rule_fires(struct dmf_rule *rule, unsigned int opbits, sector_t sector,
-		    unsigned int bytes);
-u64 dmf_rule_seen(const struct dmf_rule *rule);
+bool dmf_rule_window_open(const struct dmf_rule *rule);
+u64 dmf_rule_seen(const struct dmf_rule *rule, u64 skipped);
 void dmf_rule_clear_counters(struct dmf_rule *rule);
 struct dmf_ruleset *dmf_ruleset_alloc(unsigned int nr);
+void dmf_ruleset_bound(struct dmf_ruleset *set);
 void dmf_ruleset_retire(struct dmf_ruleset *set);
 void dmf_ruleset_free(struct dmf_ruleset *set);
 
 /* dm-fault.c */
+u64 dmf_bios_skipped(struct fault_c *fc);
 int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind);
 void dmf_ctx_destroy(struct dm_target *ti);
 int dmf_ctx_add_rule(struct fault_c *fc, const char *text);
@@ -148,5 +157,52 @@ void dmf_held_exit(struct fault_c *fc);
 void dmf_held_release(struct fault_c *fc, unsigned int rule_id);
 void dmf_held_stop(struct fault_c *fc);
 void dmf_held_start(struct fault_c *fc);
+
+/*
+ * Could any rule of @set match this bio?  A flush without data matches
+ * only rules without a sector range, which make the bounds the whole disk.
+ */
+static inline bool dmf_ruleset_may_match(const struct dmf_ruleset *set, unsigned int opbits,
+					 sector_t sector, unsigned int bytes)
+{
+	if (!(set->opmask & opbits))
+		return false;
+	if (!bytes)
+		return !set->first && set->last == U64_MAX;
+	return sector <= set->last && sector + (bytes >> SECTOR_SHIFT) > set->first;
+}
+
+/**
+ * dmf_rule_fires - does this rule act on this bio?
+ * @rule: the rule
+ * @opbits: the bio's operation class bits (enum dmf_op, DMF_OPM_FUA)
+ * @sector: first sector, relative to the target
+ * @bytes: the bio's size
+ *
+ * Called under rcu_read_lock() from map; takes no lock.  Inline: with many
+ * rules the match tests are most of a bio's cost.
+ */
+static inline bool dmf_rule_fires(struct dmf_rule *rule, unsigned int opbits,
+				  sector_t sector, unsigned int bytes)
+{
+	const struct dmf_rule_cfg *cfg = &rule->cfg;
+
+	this_cpu_inc(*rule->seen);
+	if (!READ_ONCE(cfg->enabled) || !(cfg->opmask & opbits))
+		return false;
+	if (bytes) {
+		if (sector > cfg->last || sector + (bytes >> SECTOR_SHIFT) <= cfg->first)
+			return false;
+	} else if (cfg->first || cfg->last != U64_MAX) {
+		return false;
+	}
+	if (bytes < cfg->min_bytes || bytes > cfg->max_bytes)
+		return false;
+	if (unlikely(cfg->after_s || cfg->down_s) && !dmf_rule_window_open(rule))
+		return false;
+	if (unlikely(cfg->skip) && atomic64_inc_return(&rule->skipped) <= cfg->skip)
+		return false;
+	return dmf_should_fail(&rule->cfg.attr, bytes);
+}
 
 #endif /* _DM_FAULT_H */

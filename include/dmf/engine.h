@@ -51,6 +51,13 @@ struct dmf_counters {
 	u64 injected;		/* faults returned */
 };
 
+/* Per-CPU: passed is evaluated - filtered, so a passing call adds nothing. */
+struct dmf_pcpu_counters {
+	u64 evaluated;
+	u64 filtered;		/* stopped by probability 0, a filter or times */
+	u64 injected;
+};
+
 /* Hooks a user (the allocator module) provides for per-task decisions. */
 struct dmf_task_ops {
 	/* Is the current task marked for fault injection (make-it-fail)? */
@@ -86,7 +93,7 @@ struct dmf_attr {
 	atomic64_t space_left;
 	atomic64_t count;	/* interval counter */
 	atomic64_t draws;	/* generator position */
-	struct dmf_counters __percpu *stats;
+	struct dmf_pcpu_counters __percpu *stats;
 	struct ratelimit_state rs;
 };
 

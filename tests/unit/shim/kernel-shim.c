@@ -415,15 +415,7 @@ void free_percpu(void *ptr)
 	free(ptr);
 }
 
-static int shim_next_cpu;
-static __thread int shim_cpu = -1;
-
-int shim_this_cpu(void)
-{
-	if (shim_cpu < 0)
-		shim_cpu = __atomic_fetch_add(&shim_next_cpu, 1, __ATOMIC_RELAXED) % SHIM_NR_CPUS;
-	return shim_cpu;
-}
+__thread int shim_cpu;
 
 void shim_set_cpu(int cpu)
 {
