@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dmf_alloc filters that look inside the kernel: slab cache names, and the
+ * text ranges of modules and symbols for the stack filter.
+ *
+ * struct kmem_cache has been private to mm/ since 6.8, so the offset of
+ * its name is found at load time on two kmalloc caches whose names are
+ * known.  kallsyms_lookup_name() is not exported, and calling it through a
+ * pointer would trip IBT where its ENDBR is sealed, so a symbol is looked
+ * up the way register_kprobe() does it: the kprobe's address is filled in
+ * before the address is checked, whether or not the probe can be placed.
+ * Modules are found on the module list under RCU, and a module notifier
+ * keeps the ranges right as modules come and go.
+ */
+#define pr_fmt(fmt) "dmf_alloc: " fmt
+
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "dmf-alloc.h"
+
+/* A require range that no return address falls in: "not loaded yet". */
+#define DMF_NEVER_START	1UL
+#define DMF_NEVER_END	2UL
+
+static unsigned int dmf_name_off;
+static bool dmf_name_found;
+static const struct kmem_cache *dmf_boot_cache;
+
+/* Does the char * at @off in @s point to @want? */
+static bool dmf_name_at(const struct kmem_cache *s, unsigned int off, const char *want)
+{
+	size_t len = strlen(want) + 1;
+	const char *p;
+	char buf[32];
+
+	if (len > sizeof(buf) ||
+	    copy_from_kernel_nofault(&p, (const char *)s + off, sizeof(p)) ||
+	    copy_from_kernel_nofault(buf, p, len))
+		return false;
+	return !memcmp(buf, want, len);
+}
+
+static void dmf_find_name_offset(void)
+{
+	const struct kmem_cache *a = kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(64)];
+	const struct kmem_cache *b = kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(128)];
+	unsigned int off;
+
+	for (off = 0; a && b && off < 512; off += sizeof(void *)) {
+		if (dmf_name_at(a, off, "kmalloc-64") && dmf_name_at(b, off, "kmalloc-128")) {
+			dmf_name_off = off;
+			dmf_name_found = true;
+			return;
+		}
+	}
+	pr_warn("slab cache names not found: cache-filter unavailable\n");
+}
+
+bool dmf_cache_names_known(void)
+{
+	return dmf_name_found;
+}
+
+/**
+ * dmf_cache_name - the name of a slab cache
+ * @s: the cache
+ *
+ * Return: the name, or NULL if cache names are unknown in this kernel.
+ */
+const char *dmf_cache_name(const struct kmem_cache *s)
+{
+	if (!dmf_name_found || !s)
+		return NULL;
+	return READ_ONCE(*(const char * const *)((const char *)s + dmf_name_off));
+}
+
+/* The kernel's failslab never fails the cache of struct kmem_cache. */
+bool dmf_is_boot_cache(const struct kmem_cache *s)
+{
+	return s == dmf_boot_cache;
+}
+
+static unsigned int dmf_kmalloc_index(size_t size)
+{
+	if (size <= KMALLOC_MIN_SIZE)
+		return KMALLOC_SHIFT_LOW;
+	if (KMALLOC_MIN_SIZE <= 32 && size > 64 && size <= 96)
+		return 1;
+	if (KMALLOC_MIN_SIZE <= 64 && size > 128 && size <= 192)
+		return 2;
+	return fls(size - 1);
+}
+
+/**
+ * dmf_kmalloc_cache - the cache a kmalloc of @size will come from
+ * @size: bytes, 1 to KMALLOC_MAX_CACHE_SIZE
+ * @gfp: the allocation's flags (they choose the kmalloc type)
+ * @buckets: the kmem_buckets of a bucketed kmalloc, or NULL
+ * @caller: the return address (CONFIG_RANDOM_KMALLOC_CACHES)
+ *
+ * Mirrors kmalloc_slab() (mm/slab.h) for the entry points that take a
+ * size rather than a cache.
+ *
+ * Return: the cache, or NULL.
+ */
+struct kmem_cache *dmf_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets,
+				     unsigned long caller)
+{
+	unsigned int idx;
+
+	if (!size || size > KMALLOC_MAX_CACHE_SIZE)
+		return NULL;
+	idx = dmf_kmalloc_index(size);
+	if (buckets)
+		return READ_ONCE(((struct kmem_cache * const *)buckets)[idx]);
+	return kmalloc_caches[dmf_kmalloc_type(gfp, caller)][idx];
+}
+
+/*
+ * The address of @name ("symbol" or "module:symbol"), 0 if there is none.
+ * For a function this may be past its ENDBR: dmf_symbol_range() rounds it
+ * down to the start.
+ */
+static unsigned long dmf_lookup(const char *name)
+{
+	struct kprobe kp = { .symbol_name = name };
+
+	if (!register_kprobe(&kp))
+		unregister_kprobe(&kp);
+	return (unsigned long)kp.addr;
+}
+
+/* [start, end) of the symbol that contains @addr, from "sym+0x4/0x60". */
+static int dmf_symbol_extent(unsigned long addr, struct dmf_range *r)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
+	char *p;
+
+	sprint_symbol(buf, addr);
+	p = strrchr(buf, '+');
+	if (!p || sscanf(p, "+%lx/%lx", &off, &size) != 2 || !size)
+		return -ENOENT;
+	r->start = addr - off;
+	r->end = r->start + size;
+	return 0;
+}
+
+/*
+ * The text of module @name, found on the module list, which has no head
+ * a module can name: walk it from this module's own entry and skip the
+ * one node that is not in module memory.
+ */
+static bool dmf_module_range(const char *name, const struct module *going,
+			     struct dmf_range *r)
+{
+	const struct module *mod = NULL, *m;
+	struct list_head *pos;
+
+	rcu_read_lock();
+	for (pos = rcu_dereference(list_next_rcu(&THIS_MODULE->list));
+	     pos != &THIS_MODULE->list; pos = rcu_dereference(list_next_rcu(pos))) {
+		if (!dmf_arch_module_addr((unsigned long)pos))
+			continue;
+		m = list_entry(pos, struct module, list);
+		if (m != going && m->state != MODULE_STATE_UNFORMED &&
+		    m->state != MODULE_STATE_GOING && !strcmp(m->name, name)) {
+			mod = m;
+			break;
+		}
+	}
+	if (!mod && !strcmp(THIS_MODULE->name, name))
+		mod = THIS_MODULE;
+	if (mod)
+		dmf_module_text(mod, r);
+	rcu_read_unlock();
+	return mod;
+}
+
+/* The extent of symbol @name; -ENOENT, or -EAGAIN if its module is not loaded. */
+static int dmf_symbol_range(const char *name, const struct module *going,
+			    struct dmf_range *r)
+{
+	struct dmf_range gr = { };
+	const char *colon = strchr(name, ':');
+	char mod[MODULE_NAME_LEN];
+	unsigned long addr;
+
+	if (colon) {
+		if (colon - name >= MODULE_NAME_LEN)
+			return -ENOENT;
+		strscpy(mod, name, colon - name + 1);
+		if (!dmf_module_range(mod, going, &gr))
+			return -EAGAIN;
+	}
+	addr = dmf_lookup(name);
+	if (!addr || dmf_symbol_extent(addr, r))
+		return -ENOENT;
+	if (going) {
+		dmf_module_text(going, &gr);
+		if (r->start >= gr.start && r->start < gr.end)
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+/**
+ * dmf_symbol_check - can a require/reject-symbol entry be used?
+ * @name: "symbol" or "module:symbol"
+ *
+ * Return: 0 if it resolves, or names a module not loaded now (it will be
+ * resolved when the module loads); -ENOENT otherwise.
+ */
+int dmf_symbol_check(const char *name)
+{
+	struct dmf_range r;
+	int ret = dmf_symbol_range(name, NULL, &r);
+
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+/* Fill @r from @n, modules or symbols; unresolved entries of a require list never match. */
+static unsigned int dmf_resolve_list(const struct dmf_names *n, bool symbols, bool require,
+				     const struct module *going, struct dmf_range *r,
+				     unsigned int slot)
+{
+	unsigned int i;
+	bool ok;
+
+	for (i = 0; n && i < n->nr && slot < DMF_STACK_RANGES; i++) {
+		if (symbols)
+			ok = !dmf_symbol_range(n->name[i], going, &r[slot]);
+		else
+			ok = dmf_module_range(n->name[i], going, &r[slot]);
+		if (ok) {
+			slot++;
+		} else if (require) {
+			r[slot].start = DMF_NEVER_START;
+			r[slot++].end = DMF_NEVER_END;
+		}
+	}
+	return slot;
+}
+
+/**
+ * dmf_stack_resolve - derive the engine's stack filter from a hook's knobs
+ * @h: the hook
+ * @going: a module being unloaded, whose ranges must go; or NULL
+ *
+ * Slot 0 of each side is the raw start/end range; module and symbol
+ * entries follow.  The filter is on (stacktrace-depth) only when some
+ * range is set.  Caller holds dmf_alloc_lock.
+ *
+ * Return: 0.
+ */
+int dmf_stack_resolve(struct dmf_hook *h, const struct module *going)
+{
+	struct dmf_stack_filter sf = { };
+	unsigned int nreq = 1, nrej = 1, i;
+	bool on = false;
+
+	lockdep_assert_held(&dmf_alloc_lock);
+	if (h->require_start || h->require_end != ULONG_MAX) {
+		if (h->require_start < h->require_end) {
+			sf.require[0].start = h->require_start;
+			sf.require[0].end = h->require_end;
+		} else {
+			sf.require[0].start = DMF_NEVER_START;
+			sf.require[0].end = DMF_NEVER_END;
+		}
+		on = true;
+	}
+	if (h->reject_start < h->reject_end) {
+		sf.reject[0].start = h->reject_start;
+		sf.reject[0].end = h->reject_end;
+		on = true;
+	}
+	nreq = dmf_resolve_list(h->lists[DMF_REQUIRE_MODULE], false, true, going,
+				sf.require, nreq);
+	nreq = dmf_resolve_list(h->lists[DMF_REQUIRE_SYMBOL], true, true, going,
+				sf.require, nreq);
+	nrej = dmf_resolve_list(h->lists[DMF_REJECT_MODULE], false, false, going,
+				sf.reject, nrej);
+	nrej = dmf_resolve_list(h->lists[DMF_REJECT_SYMBOL], true, false, going,
+				sf.reject, nrej);
+	for (i = 0; i < DMF_NR_LISTS; i++)
+		on |= !!h->lists[i];
+
+	/* turn off before changing the ranges, turn on after */
+	if (!on)
+		WRITE_ONCE(h->attr.stack.depth, 0);
+	for (i = 0; i < DMF_STACK_RANGES; i++) {
+		WRITE_ONCE(h->attr.stack.require[i].start, sf.require[i].start);
+		WRITE_ONCE(h->attr.stack.require[i].end, sf.require[i].end);
+		WRITE_ONCE(h->attr.stack.reject[i].start, sf.reject[i].start);
+		WRITE_ONCE(h->attr.stack.reject[i].end, sf.reject[i].end);
+	}
+	if (on)
+		WRITE_ONCE(h->attr.stack.depth, h->stack_depth);
+	return 0;
+}
+
+static int dmf_module_event(struct notifier_block *nb, unsigned long state, void *data)
+{
+	const struct module *mod = data;
+	unsigned int i, l;
+
+	if (state != MODULE_STATE_COMING && state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&dmf_alloc_lock);
+	for (i = 0; i < DMF_NR_HOOKS; i++) {
+		for (l = 0; l < DMF_NR_LISTS; l++) {
+			if (dmf_hooks[i].lists[l]) {
+				dmf_stack_resolve(&dmf_hooks[i],
+						  state == MODULE_STATE_GOING ? mod : NULL);
+				break;
+			}
+		}
+	}
+	mutex_unlock(&dmf_alloc_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block dmf_module_nb = {
+	.notifier_call = dmf_module_event,
+};
+
+/**
+ * dmf_names_parse - split a knob value into names
+ * @s: names separated by blanks or commas
+ * @max: how many are allowed
+ * @modules: module names: '-' is read as '_', as modprobe does
+ *
+ * Return: the list, NULL for an empty one, or an ERR_PTR: -EINVAL for a
+ * name too long, -ENOSPC for too many names, -ENOMEM.
+ */
+struct dmf_names *dmf_names_parse(const char *s, unsigned int max, bool modules)
+{
+	size_t len = strlen(s);
+	struct dmf_names *n;
+	char *p, *tok;
+
+	n = kzalloc(struct_size(n, buf, len + 1), GFP_KERNEL);
+	if (!n)
+		return ERR_PTR(-ENOMEM);
+	memcpy(n->buf, s, len + 1);
+	p = n->buf;
+	while ((tok = strsep(&p, " \t\n,")) != NULL) {
+		if (!*tok)
+			continue;
+		if (n->nr >= max || n->nr >= DMF_NAMES_MAX || strlen(tok) >= DMF_NAME_LEN) {
+			int r = strlen(tok) >= DMF_NAME_LEN ? -EINVAL : -ENOSPC;
+
+			kfree(n);
+			return ERR_PTR(r);
+		}
+		if (modules)
+			strreplace(tok, '-', '_');
+		n->name[n->nr++] = tok;
+	}
+	if (!n->nr) {
+		kfree(n);
+		return NULL;
+	}
+	return n;
+}
+
+void dmf_names_free(struct dmf_names *n)
+{
+	if (n)
+		kfree_rcu(n, rcu);
+}
+
+int dmf_names_show(struct seq_file *m, const struct dmf_names *n)
+{
+	unsigned int i;
+
+	for (i = 0; n && i < n->nr; i++)
+		seq_printf(m, "%s%s", i ? " " : "", n->name[i]);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+int dmf_filter_init(void)
+{
+	const struct kmem_cache *s;
+	unsigned long addr;
+
+	dmf_find_name_offset();
+	addr = dmf_lookup("kmem_cache");
+	if (addr && !copy_from_kernel_nofault(&s, (void *)addr, sizeof(s)) &&
+	    dmf_name_found && dmf_name_at(s, dmf_name_off, "kmem_cache"))
+		dmf_boot_cache = s;
+	return register_module_notifier(&dmf_module_nb);
+}
+
+void dmf_filter_exit(void)
+{
+	unregister_module_notifier(&dmf_module_nb);
+}

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dmf_alloc per-task state: marked tasks (the kernel's make-it-fail) and
+ * fail-nth counts, in two xarrays keyed by pid that the probe handler
+ * reads under RCU, without locks or allocation.
+ *
+ * A mark is inherited by the tasks a marked task forks after it was marked
+ * (sched_process_fork) and goes away when the task exits
+ * (sched_process_exit).  A fail-nth count is not inherited, as the
+ * kernel's is not, and it outlives its task so that whoever set it can read
+ * back whether the fault fired, as /proc/PID/fail-nth tells the task.
+ * Entries hold no reference: the task pointer is only compared with
+ * current, and the exit hook clears it before the task can be freed.
+ */
+#define pr_fmt(fmt) "dmf_alloc: " fmt
+
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "dmf-alloc.h"
+
+/* pid -> the marked task */
+static DEFINE_XARRAY(dmf_marks);
+/* pid -> struct dmf_nth */
+static DEFINE_XARRAY(dmf_nths);
+
+struct dmf_nth {
+	struct task_struct *task;	/* NULL once the task has exited */
+	atomic_t left;			/* allocations to go; 0: the fault fired */
+	struct rcu_head rcu;
+};
+
+/* Set while this CPU updates the marks: its allocations are not failed. */
+DEFINE_PER_CPU(unsigned int, dmf_busy);
+
+static struct tracepoint *dmf_tp_fork;
+static struct tracepoint *dmf_tp_exit;
+
+static void dmf_rearm(struct work_struct *work)
+{
+	dmf_update_all();
+}
+
+static DECLARE_WORK(dmf_rearm_work, dmf_rearm);
+
+static bool dmf_task_marked(void)
+{
+	return dmf_arch_in_task() && xa_load(&dmf_marks, current->pid) == current;
+}
+
+/* Caller holds rcu_read_lock(). */
+static struct dmf_nth *dmf_nth_current(void)
+{
+	struct dmf_nth *e;
+
+	if (!dmf_arch_in_task())
+		return NULL;
+	e = xa_load(&dmf_nths, current->pid);
+	return e && READ_ONCE(e->task) == current ? e : NULL;
+}
+
+/* Has current a fail-nth count that has not fired yet? */
+bool dmf_nth_pending(void)
+{
+	struct dmf_nth *e;
+	bool r;
+
+	rcu_read_lock();
+	e = dmf_nth_current();
+	r = e && atomic_read(&e->left) > 0;
+	rcu_read_unlock();
+	return r;
+}
+
+/* The engine's fail_nth(): 1 fail, 0 not yet, -1 no count (or it fired). */
+static int dmf_task_fail_nth(void)
+{
+	struct dmf_nth *e;
+	int r = -1;
+
+	rcu_read_lock();
+	e = dmf_nth_current();
+	if (e) {
+		int left = atomic_dec_if_positive(&e->left);
+
+		if (left >= 0)
+			r = !left;
+	}
+	rcu_read_unlock();
+	return r;
+}
+
+static const struct dmf_task_ops dmf_task_ops = {
+	.marked = dmf_task_marked,
+	.fail_nth = dmf_task_fail_nth,
+};
+
+/* Is a fail-nth count pending in a live task?  The hooks stay armed while one is. */
+bool dmf_nth_active(void)
+{
+	struct dmf_nth *e;
+	unsigned long pid;
+	bool r = false;
+
+	rcu_read_lock();
+	xa_for_each(&dmf_nths, pid, e) {
+		if (READ_ONCE(e->task) && atomic_read(&e->left) > 0) {
+			r = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return r;
+}
+
+/* sched_process_fork, in the parent: a marked task's child is marked. */
+static void dmf_on_fork(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	void *old;
+
+	if (xa_load(&dmf_marks, parent->pid) != parent)
+		return;
+	this_cpu_inc(dmf_busy);
+	old = xa_store(&dmf_marks, child->pid, child, GFP_ATOMIC | __GFP_NOWARN);
+	this_cpu_dec(dmf_busy);
+	if (xa_is_err(old))
+		pr_warn_ratelimited("cannot mark %d, forked by marked %d: %d\n",
+				    child->pid, parent->pid, xa_err(old));
+}
+
+/*
+ * sched_process_exit, in the exiting task.  The locks order this against
+ * a concurrent mark or fail-nth write, which checks PF_EXITING under them.
+ */
+static void dmf_on_exit(void *data, struct task_struct *p)
+{
+	struct dmf_nth *e;
+
+	xa_lock(&dmf_marks);
+	if (xa_load(&dmf_marks, p->pid) == p)
+		__xa_erase(&dmf_marks, p->pid);
+	xa_unlock(&dmf_marks);
+
+	xa_lock(&dmf_nths);
+	e = xa_load(&dmf_nths, p->pid);
+	if (e && e->task == p) {
+		WRITE_ONCE(e->task, NULL);
+		/* nothing may be pending now: disarm if that was all */
+		queue_work(system_wq, &dmf_rearm_work);
+	}
+	xa_unlock(&dmf_nths);
+}
+
+/* The task of pid @nr in the caller's namespace, with a reference. */
+static struct task_struct *dmf_get_task(pid_t nr)
+{
+	struct pid *pid;
+	struct task_struct *t;
+
+	if (nr <= 0)
+		return NULL;
+	pid = find_get_pid(nr);
+	t = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+	put_pid(pid);
+	return t;
+}
+
+static int dmf_mark(pid_t nr, bool mark)
+{
+	struct task_struct *t = dmf_get_task(nr);
+	void *old;
+	int r = 0;
+
+	if (!t)
+		return -ESRCH;
+	xa_lock(&dmf_marks);
+	if (!mark) {
+		if (__xa_cmpxchg(&dmf_marks, t->pid, t, NULL, 0) != t)
+			r = -ENOENT;
+	} else if (t->flags & PF_EXITING) {
+		r = -ESRCH;
+	} else {
+		old = __xa_store(&dmf_marks, t->pid, t, GFP_KERNEL);
+		r = xa_err(old);
+		/* __xa_store() may drop the lock to allocate: exiting now? */
+		if (!r && (t->flags & PF_EXITING)) {
+			__xa_erase(&dmf_marks, t->pid);
+			r = -ESRCH;
+		}
+	}
+	xa_unlock(&dmf_marks);
+	put_task_struct(t);
+	return r;
+}
+
+/* "PID" marks (unmarks if !@mark), "-PID" unmarks; several separated by blanks. */
+int dmf_marks_store(char *val, bool mark)
+{
+	char *tok;
+	int pid, r;
+
+	while ((tok = strsep(&val, " \t\n,")) != NULL) {
+		bool m = mark;
+
+		if (!*tok)
+			continue;
+		if (*tok == '-') {
+			m = false;
+			tok++;
+		}
+		if (kstrtoint(tok, 10, &pid) || pid <= 0)
+			return -EINVAL;
+		r = dmf_mark(pid, m);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int dmf_marks_show(struct seq_file *m)
+{
+	unsigned long pid;
+	void *t;
+
+	xa_for_each(&dmf_marks, pid, t)
+		seq_printf(m, "%lu\n", pid);
+	return 0;
+}
+
+static void dmf_nth_remove(unsigned long pid)
+{
+	struct dmf_nth *e = xa_erase(&dmf_nths, pid);
+
+	if (e)
+		kfree_rcu(e, rcu);
+}
+
+static int dmf_nth_set(pid_t nr, int n)
+{
+	struct task_struct *t = dmf_get_task(nr);
+	struct dmf_nth *e, *old;
+	int r = 0;
+
+	if (!t)
+		return -ESRCH;
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e) {
+		put_task_struct(t);
+		return -ENOMEM;
+	}
+	e->task = t;
+	atomic_set(&e->left, n);
+	xa_lock(&dmf_nths);
+	if (t->flags & PF_EXITING) {
+		r = -ESRCH;
+	} else {
+		old = __xa_store(&dmf_nths, t->pid, e, GFP_KERNEL);
+		r = xa_err(old);
+		if (!r) {
+			if (t->flags & PF_EXITING)
+				WRITE_ONCE(e->task, NULL);
+			e = old;	/* freed below */
+		}
+	}
+	xa_unlock(&dmf_nths);
+	put_task_struct(t);
+	if (r)
+		kfree(e);
+	else if (e)
+		kfree_rcu(e, rcu);
+	return r;
+}
+
+/*
+ * "PID N": the Nth allocation of task PID that reaches a hook and passes
+ * its filters fails; "PID 0" or "-PID" drops the entry.
+ */
+int dmf_nths_store(char *val)
+{
+	struct task_struct *t;
+	int pid, n;
+	char c;
+
+	if (val[0] == '-') {
+		if (kstrtoint(val + 1, 10, &pid) || pid <= 0)
+			return -EINVAL;
+		n = 0;
+	} else if (sscanf(val, "%d %d %c", &pid, &n, &c) != 2 || pid <= 0 || n < 0) {
+		return -EINVAL;
+	}
+	if (n)
+		return dmf_nth_set(pid, n);
+	t = dmf_get_task(pid);
+	if (t) {
+		pid = t->pid;
+		put_task_struct(t);
+	}
+	dmf_nth_remove(pid);
+	return 0;
+}
+
+/* "PID LEFT" per entry, " exited" once the task is gone; LEFT 0: it fired. */
+int dmf_nths_show(struct seq_file *m)
+{
+	struct dmf_nth *e;
+	unsigned long pid;
+
+	rcu_read_lock();
+	xa_for_each(&dmf_nths, pid, e)
+		seq_printf(m, "%lu %d%s\n", pid, atomic_read(&e->left),
+			   READ_ONCE(e->task) ? "" : " exited");
+	rcu_read_unlock();
+	return 0;
+}
+
+static void dmf_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_fork"))
+		dmf_tp_fork = tp;
+	else if (!strcmp(tp->name, "sched_process_exit"))
+		dmf_tp_exit = tp;
+}
+
+int dmf_task_init(void)
+{
+	int r;
+
+	for_each_kernel_tracepoint(dmf_find_tracepoint, NULL);
+	if (!dmf_tp_fork || !dmf_tp_exit) {
+		pr_err("sched_process_fork/exit tracepoints not found\n");
+		return -ENOENT;
+	}
+	r = dmf_register_task_ops(&dmf_task_ops);
+	if (r) {
+		pr_err("the engine's task hooks are taken: %d\n", r);
+		return r;
+	}
+	r = tracepoint_probe_register(dmf_tp_exit, (void *)dmf_on_exit, NULL);
+	if (r)
+		goto out_ops;
+	r = tracepoint_probe_register(dmf_tp_fork, (void *)dmf_on_fork, NULL);
+	if (r)
+		goto out_exit;
+	return 0;
+
+out_exit:
+	tracepoint_probe_unregister(dmf_tp_exit, (void *)dmf_on_exit, NULL);
+	tracepoint_synchronize_unregister();
+out_ops:
+	dmf_unregister_task_ops(&dmf_task_ops);
+	return r;
+}
+
+/* Stop the tracepoints and the work they queue; the hooks are disarmed. */
+void dmf_task_stop(void)
+{
+	tracepoint_probe_unregister(dmf_tp_fork, (void *)dmf_on_fork, NULL);
+	tracepoint_probe_unregister(dmf_tp_exit, (void *)dmf_on_exit, NULL);
+	tracepoint_synchronize_unregister();
+	cancel_work_sync(&dmf_rearm_work);
+}
+
+void dmf_task_exit(void)
+{
+	struct dmf_nth *e;
+	unsigned long pid;
+
+	dmf_unregister_task_ops(&dmf_task_ops);
+	xa_destroy(&dmf_marks);
+	xa_for_each(&dmf_nths, pid, e) {
+		xa_erase(&dmf_nths, pid);
+		kfree(e);
+	}
+	xa_destroy(&dmf_nths);
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dmf_alloc, the x86-64 part: a probed function's arguments at its entry,
+ * failing it by returning at once with a chosen value, and telling module
+ * memory from the kernel image.  An arm64 port replaces this file.
+ */
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/linkage.h>
+#include <linux/objtool.h>
+#include <linux/preempt.h>
+#include <asm/pgtable_types.h>
+#include <asm/ptrace.h>
+
+#include "dmf-alloc.h"
+
+asmlinkage void dmf_return_stub(void);
+
+/*
+ * The probe handler sends the probed function here instead of into its
+ * body: a bare return to the function's caller, with %rax as the handler
+ * set it.  Never called, only returned into, so it has no ENDBR; ASM_RET
+ * is the return thunk where the kernel has one.
+ */
+asm(".pushsection .text, \"ax\"\n"
+	".type dmf_return_stub, @function\n"
+	"dmf_return_stub:\n"
+	ANNOTATE_NOENDBR
+	ASM_RET
+	".size dmf_return_stub, .-dmf_return_stub\n"
+	".popsection\n");
+
+/* Argument @n (from 0) of the function whose entry @regs was taken at. */
+unsigned long dmf_arch_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
+/* The probed function's return address: at the top of the stack on entry. */
+unsigned long dmf_arch_caller(struct pt_regs *regs)
+{
+	unsigned long ip;
+
+	if (copy_from_kernel_nofault(&ip, (void *)kernel_stack_pointer(regs), sizeof(ip)))
+		return 0;
+	return ip;
+}
+
+/* Make the probed function return @ret to its caller without running. */
+void dmf_arch_fail(struct pt_regs *regs, unsigned long ret)
+{
+	regs_set_return_value(regs, ret);
+	instruction_pointer_set(regs, (unsigned long)dmf_return_stub);
+}
+
+/* Module text and data live in [MODULES_VADDR, MODULES_END). */
+bool dmf_arch_module_addr(unsigned long addr)
+{
+	return addr >= MODULES_VADDR && addr < MODULES_END;
+}
+
+/*
+ * The first instruction after the ftrace call site at @addr.  A kprobe
+ * there is a breakpoint, not an ftrace callback: nothing has run yet, the
+ * arguments are in their registers and the return address is on top of
+ * the stack, exactly as at the entry.
+ */
+kprobe_opcode_t *dmf_arch_past_ftrace(kprobe_opcode_t *addr)
+{
+	return addr + MCOUNT_INSN_SIZE;
+}
+
+/*
+ * in_task() as the probed function saw it.  A breakpoint handler runs as
+ * an NMI (irqentry_nmi_enter() adds NMI_OFFSET + HARDIRQ_OFFSET); take
+ * that level off to see the interrupted context.
+ */
+bool dmf_arch_in_task(void)
+{
+	unsigned long pc = preempt_count();
+
+	if (pc & NMI_MASK)
+		pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+	return !(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
+}

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dmf_alloc: slab and page-allocator failure injection on a stock kernel.
+ *
+ * Debian builds its kernels without CONFIG_FAILSLAB and
+ * CONFIG_FAIL_PAGE_ALLOC.  This module puts kprobes on the allocators and,
+ * when the dm-fault engine says so, makes the probed function return at
+ * once with its failure value.  Where the kernel still has the noinline
+ * should_failslab() and should_fail_alloc_page() (6.1) one probe each is
+ * enough; where they are compiled out (6.12) the allocation entry points
+ * are failed before they run.  The probe set is chosen at load time from
+ * what the running kernel has.
+ *
+ * Each hook (failslab, fail_page_alloc) applies its domain filters (gfp,
+ * order, slab cache) and then asks the engine, which does probability,
+ * interval, times, space, the task filter, fail-nth and the stack filter.
+ * The kprobes are registered only while a hook is armed: probability not
+ * zero, or a fail-nth count pending.  Knobs live in debugfs, see
+ * Documentation/fault-injection/dm-fault-allocators.rst.
+ */
+#define pr_fmt(fmt) "dmf_alloc: " fmt
+
+#include <linux/gfp.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "dmf-alloc.h"
+
+#define N	DMF_NOARG
+#define B	IS_ENABLED(CONFIG_SLAB_BUCKETS)	/* adds a kmem_buckets * after size */
+
+/* Failed at entry: (cache, gfp), with an explicit size, by size, bulk. */
+#define DMF_CACHE(sym, c, g) \
+	{ sym, g, c, N, N, N, N, N, DMF_RET_NULL }
+#define DMF_CACHE_SIZED(sym, c, g, sz) \
+	{ sym, g, c, sz, N, N, N, N, DMF_RET_NULL }
+#define DMF_KMALLOC(sym, sz, b, g) \
+	{ sym, g, N, sz, b, N, N, N, DMF_RET_NULL }
+#define DMF_CACHE_BULK(sym, c, g, n) \
+	{ sym, g, c, N, N, N, n, N, DMF_RET_ZERO }
+#define DMF_PAGES(sym, g, o, ret) \
+	{ sym, g, N, N, N, o, N, N, ret }
+#define DMF_PAGES_BULK(sym, g, n, a) \
+	{ sym, g, N, N, N, N, n, a, DMF_RET_BULK }
+
+#define DMF_SLAB_POINT(sym, c, g) \
+	{ sym, g, c, N, N, N, N, N, DMF_RET_ENOMEM }
+
+static const struct dmf_probe_desc dmf_failslab_point =
+	DMF_SLAB_POINT("should_failslab", 0, 1);
+static const struct dmf_probe_desc dmf_fail_page_point =
+	DMF_PAGES("should_fail_alloc_page", 0, 1, DMF_RET_TRUE);
+
+/*
+ * The slab entry points, 6.10 and later (_noprof) and before.  Large
+ * kmalloc is left to the page hook, as the kernel's failslab leaves it:
+ * the kmalloc points skip sizes above KMALLOC_MAX_CACHE_SIZE and
+ * __kmalloc_large*() is not probed.
+ */
+static const struct dmf_probe_desc dmf_slab_entries[] = {
+	DMF_CACHE("kmem_cache_alloc_noprof", 0, 1),
+	DMF_CACHE("kmem_cache_alloc_lru_noprof", 0, 2),
+	DMF_CACHE("kmem_cache_alloc_node_noprof", 0, 1),
+	DMF_CACHE_SIZED("__kmalloc_cache_noprof", 0, 1, 2),
+	DMF_CACHE_SIZED("__kmalloc_cache_node_noprof", 0, 1, 3),
+	DMF_KMALLOC("__kmalloc_noprof", 0, N, 1),
+	DMF_KMALLOC("__kmalloc_node_noprof", 0, B ? 1 : N, B ? 2 : 1),
+	DMF_KMALLOC("__kmalloc_node_track_caller_noprof", 0, B ? 1 : N, B ? 2 : 1),
+	DMF_CACHE_BULK("kmem_cache_alloc_bulk_noprof", 0, 1, 2),
+	DMF_CACHE("kmem_cache_alloc", 0, 1),
+	DMF_CACHE("kmem_cache_alloc_lru", 0, 2),
+	DMF_CACHE("kmem_cache_alloc_node", 0, 1),
+	DMF_CACHE_SIZED("kmalloc_trace", 0, 1, 2),
+	DMF_CACHE_SIZED("kmalloc_node_trace", 0, 1, 3),
+	DMF_KMALLOC("__kmalloc", 0, N, 1),
+	DMF_KMALLOC("__kmalloc_node", 0, N, 1),
+	DMF_KMALLOC("__kmalloc_node_track_caller", 0, N, 1),
+	DMF_CACHE_BULK("kmem_cache_alloc_bulk", 0, 1, 2),
+};
+
+/* __folio_alloc*() is not probed: it calls __alloc_pages*(). */
+static const struct dmf_probe_desc dmf_page_entries[] = {
+	DMF_PAGES("__alloc_pages_noprof", 0, 1, DMF_RET_NULL),
+	DMF_PAGES_BULK("alloc_pages_bulk_noprof", 0, 3, 5),
+	DMF_PAGES("__alloc_pages", 0, 1, DMF_RET_NULL),
+	DMF_PAGES_BULK("__alloc_pages_bulk", 0, 3, 5),
+};
+
+#undef N
+#undef B
+
+struct dmf_hook dmf_hooks[DMF_NR_HOOKS] = {
+	[DMF_FAILSLAB] = {
+		.name = "failslab",
+		.id = DMF_FAILSLAB,
+	},
+	[DMF_FAIL_PAGE_ALLOC] = {
+		.name = "fail_page_alloc",
+		.id = DMF_FAIL_PAGE_ALLOC,
+	},
+};
+
+/* Serialises configuration (debugfs, module events) and arming. */
+DEFINE_MUTEX(dmf_alloc_lock);
+static bool dmf_exiting;
+
+static char dmf_failslab_param[64];
+module_param_string(failslab, dmf_failslab_param, sizeof(dmf_failslab_param), 0444);
+MODULE_PARM_DESC(failslab, "<interval>,<probability>,<space>,<times> armed at load");
+
+static char dmf_fail_page_param[64];
+module_param_string(fail_page_alloc, dmf_fail_page_param, sizeof(dmf_fail_page_param), 0444);
+MODULE_PARM_DESC(fail_page_alloc, "<interval>,<probability>,<space>,<times> armed at load");
+
+static bool dmf_entry_probes;
+module_param_named(entry_probes, dmf_entry_probes, bool, 0444);
+MODULE_PARM_DESC(entry_probes,
+		 "probe the allocation entry points even where should_failslab/should_fail_alloc_page exist");
+
+static bool dmf_ftrace_probes;
+module_param_named(ftrace_probes, dmf_ftrace_probes, bool, 0444);
+MODULE_PARM_DESC(ftrace_probes,
+		 "put the kprobes on the ftrace call sites (default: just after them, as breakpoints)");
+
+/* What the probe handler learned about one allocation. */
+struct dmf_call {
+	gfp_t gfp;
+	struct kmem_cache *cache;
+	u64 size;
+	unsigned int order;
+};
+
+static bool dmf_slab_wanted(struct dmf_hook *h, const struct dmf_probe_desc *d,
+			    struct pt_regs *regs, struct dmf_call *c)
+{
+	const struct dmf_names *filter;
+	const char *name;
+	bool wanted = true;
+	unsigned int i;
+
+	if (d->cache != DMF_NOARG) {
+		c->cache = (struct kmem_cache *)dmf_arch_arg(regs, d->cache);
+		if (dmf_is_boot_cache(c->cache))
+			return false;
+	}
+	if (d->size != DMF_NOARG) {
+		c->size = dmf_arch_arg(regs, d->size);
+		/* kmalloc(0) is ZERO_SIZE_PTR; large kmalloc is the page hook's */
+		if (d->cache == DMF_NOARG && (!c->size || c->size > KMALLOC_MAX_CACHE_SIZE))
+			return false;
+	} else {
+		c->size = kmem_cache_size(c->cache);
+	}
+	if (d->count != DMF_NOARG)
+		c->size *= dmf_arch_arg(regs, d->count);
+
+	rcu_read_lock();
+	filter = rcu_dereference(h->cache_filter);
+	if (filter) {
+		if (!c->cache)
+			c->cache = dmf_kmalloc_cache(c->size, c->gfp, d->buckets == DMF_NOARG ?
+						     NULL : (void *)dmf_arch_arg(regs, d->buckets),
+						     dmf_arch_caller(regs));
+		name = c->cache ? dmf_cache_name(c->cache) : NULL;
+		wanted = false;
+		for (i = 0; name && i < filter->nr && !wanted; i++)
+			wanted = !strcmp(name, filter->name[i]);
+	}
+	rcu_read_unlock();
+	return wanted;
+}
+
+static bool dmf_page_wanted(struct dmf_hook *h, const struct dmf_probe_desc *d,
+			    struct pt_regs *regs, struct dmf_call *c)
+{
+	if (d->order != DMF_NOARG)
+		c->order = (unsigned int)dmf_arch_arg(regs, d->order);
+	if (c->order < READ_ONCE(h->min_order))
+		return false;
+	if (READ_ONCE(h->ignore_gfp_highmem) && (c->gfp & __GFP_HIGHMEM))
+		return false;
+	/* space counts pages, as the kernel's fail_page_alloc does */
+	if (d->count != DMF_NOARG)
+		c->size = max_t(int, (int)dmf_arch_arg(regs, d->count), 0);
+	else
+		c->size = 1ULL << min(c->order, 31U);
+	return true;
+}
+
+/* The return value that makes the probed function look failed. */
+static unsigned long dmf_fail_value(const struct dmf_probe_desc *d, struct pt_regs *regs)
+{
+	struct page **array;
+	int i, n;
+
+	switch (d->ret) {
+	case DMF_RET_ENOMEM:
+		return (unsigned long)-ENOMEM;
+	case DMF_RET_TRUE:
+		return 1;
+	case DMF_RET_BULK:
+		/* a bulk allocation that adds nothing reports what was there */
+		array = (struct page **)dmf_arch_arg(regs, d->array);
+		n = (int)dmf_arch_arg(regs, d->count);
+		for (i = 0; array && i < n && READ_ONCE(array[i]); i++)
+			;
+		return array ? i : 0;
+	default:
+		return 0;
+	}
+}
+
+static void dmf_log(struct dmf_hook *h, const struct dmf_probe_desc *d,
+		    const struct dmf_call *c)
+{
+	unsigned int verbose = READ_ONCE(h->verbose);
+	const char *cache = "-";
+
+	/* __GFP_NOWARN callers may hold locks printk needs (commit 6b9dbedbe349) */
+	if (!verbose || (c->gfp & __GFP_NOWARN) || !__ratelimit(&h->attr.rs))
+		return;
+	if (h->id == DMF_FAILSLAB) {
+		if (c->cache)
+			cache = dmf_cache_name(c->cache) ?: "?";
+		pr_notice("FAULT_INJECTION: forcing a failure: %s %s(cache %s, size %llu, gfp %pGg) pid %d (%s)\n",
+			  h->name, d->symbol, cache, c->size, &c->gfp,
+			  task_pid_nr(current), current->comm);
+	} else {
+		pr_notice("FAULT_INJECTION: forcing a failure: %s %s(order %u, gfp %pGg) pid %d (%s)\n",
+			  h->name, d->symbol, c->order, &c->gfp,
+			  task_pid_nr(current), current->comm);
+	}
+	if (verbose > 1)
+		dump_stack();
+}
+
+/*
+ * The probe handler, at the entry of an allocator function: domain
+ * filters, then the engine; to fail, return from the function at once.
+ * Runs in any context the allocator runs in: no sleeping, no allocation.
+ */
+static int dmf_probe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct dmf_probe *p = container_of(kp, struct dmf_probe, kp);
+	const struct dmf_probe_desc *d = p->desc;
+	struct dmf_hook *h = p->hook;
+	struct dmf_call c = { };
+
+	this_cpu_inc(*h->seen);
+	if (this_cpu_read(dmf_busy))
+		return 0;
+	c.gfp = (__force gfp_t)dmf_arch_arg(regs, d->gfp);
+	if (c.gfp & __GFP_NOFAIL)
+		return 0;
+	if (READ_ONCE(h->ignore_gfp_wait) && (c.gfp & __GFP_DIRECT_RECLAIM))
+		return 0;
+	if (h->id == DMF_FAIL_PAGE_ALLOC) {
+		if (!dmf_page_wanted(h, d, regs, &c))
+			return 0;
+	} else if (!dmf_slab_wanted(h, d, regs, &c)) {
+		return 0;
+	}
+	/* fail-nth counts only allocations inside the stack scope */
+	if ((READ_ONCE(h->attr.flags) & DMF_USE_FAIL_NTH) && dmf_nth_pending() &&
+	    !dmf_stack_allows(&h->attr))
+		return 0;
+	if (!dmf_should_fail(&h->attr, c.size))
+		return 0;
+	dmf_log(h, d, &c);
+	dmf_arch_fail(regs, dmf_fail_value(d, regs));
+	return 1;
+}
+
+/* A post handler keeps the kprobe from being optimized: jumps cannot redirect. */
+static void dmf_probe_post(struct kprobe *kp, struct pt_regs *regs, unsigned long flags)
+{
+}
+
+static void dmf_probe_init(struct dmf_probe *p)
+{
+	memset(&p->kp, 0, sizeof(p->kp));
+	if (p->addr)
+		p->kp.addr = p->addr;
+	else
+		p->kp.symbol_name = p->desc->symbol;
+	p->kp.pre_handler = dmf_probe_pre;
+	p->kp.post_handler = dmf_probe_post;
+}
+
+/* Keep @d as a probe of @h if a kprobe can be put on it in this kernel. */
+static bool dmf_probe_try(struct dmf_hook *h, const struct dmf_probe_desc *d)
+{
+	struct dmf_probe *p = &h->probes[h->nr_probes];
+
+	if (h->nr_probes >= ARRAY_SIZE(h->probes))
+		return false;
+	p->desc = d;
+	p->hook = h;
+	p->addr = NULL;
+	dmf_probe_init(p);
+	if (register_kprobe(&p->kp))
+		return false;
+	/*
+	 * Not on the ftrace call site: disarming an ftrace kprobe allocates
+	 * (ftrace_set_filter_ip()) through the very function being
+	 * unpatched, and 6.1 was seen to live-lock there under load.
+	 */
+	if (!dmf_ftrace_probes && kprobe_ftrace(&p->kp)) {
+		kprobe_opcode_t *past = dmf_arch_past_ftrace(p->kp.addr);
+
+		unregister_kprobe(&p->kp);
+		p->addr = past;
+		dmf_probe_init(p);
+		if (register_kprobe(&p->kp)) {
+			p->addr = NULL;
+			dmf_probe_init(p);
+			if (register_kprobe(&p->kp))
+				return false;
+		}
+	}
+	h->kps[h->nr_probes++] = &p->kp;
+	return true;
+}
+
+/*
+ * Choose the probe points: the should_*() function where it exists,
+ * else every allocation entry point this kernel has.  Each is tried by
+ * registering a kprobe on it; the trial probes never fail anything
+ * (probability is still zero) and are gone when this returns.
+ */
+static void dmf_hook_choose(struct dmf_hook *h, const struct dmf_probe_desc *point,
+			    const struct dmf_probe_desc *entries, unsigned int nr)
+{
+	unsigned int i;
+
+	if (dmf_entry_probes || !dmf_probe_try(h, point))
+		for (i = 0; i < nr; i++)
+			dmf_probe_try(h, &entries[i]);
+	if (h->nr_probes)
+		unregister_kprobes(h->kps, h->nr_probes);
+	else
+		pr_warn("%s: no allocator function to probe in this kernel\n", h->name);
+}
+
+void dmf_show_probes(struct seq_file *m, struct dmf_hook *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->nr_probes; i++)
+		seq_printf(m, "%s %s arms=%lu missed=%lu site=%s\n", h->probes[i].desc->symbol,
+			   h->armed ? "armed" : "off", h->arms, h->probes[i].kp.nmissed,
+			   h->probes[i].addr ? "breakpoint" : "entry");
+}
+
+/**
+ * dmf_hook_update - arm or disarm a hook to match its configuration
+ * @h: the hook
+ *
+ * Armed while the probability is not zero or a fail-nth count is pending.
+ * Caller holds dmf_alloc_lock.
+ *
+ * Return: 0, or the error of register_kprobes().
+ */
+int dmf_hook_update(struct dmf_hook *h)
+{
+	bool nth = dmf_nth_active();
+	bool want;
+	unsigned int i;
+	int r;
+
+	lockdep_assert_held(&dmf_alloc_lock);
+	if (nth)
+		WRITE_ONCE(h->attr.flags, h->attr.flags | DMF_USE_FAIL_NTH);
+	else
+		WRITE_ONCE(h->attr.flags, h->attr.flags & ~DMF_USE_FAIL_NTH);
+	want = !dmf_exiting && (nth || !dmf_prob_is_zero(&h->attr.prob));
+	if (want == h->armed)
+		return 0;
+	if (!want) {
+		unregister_kprobes(h->kps, h->nr_probes);
+		h->armed = false;
+		return 0;
+	}
+	if (!h->nr_probes)
+		return -ENODEV;
+	for (i = 0; i < h->nr_probes; i++)
+		dmf_probe_init(&h->probes[i]);
+	r = register_kprobes(h->kps, h->nr_probes);
+	if (r) {
+		pr_warn("%s: cannot arm: %d\n", h->name, r);
+		return r;
+	}
+	h->armed = true;
+	h->arms++;
+	return 0;
+}
+
+void dmf_update_all(void)
+{
+	unsigned int i;
+
+	mutex_lock(&dmf_alloc_lock);
+	for (i = 0; i < DMF_NR_HOOKS; i++)
+		dmf_hook_update(&dmf_hooks[i]);
+	mutex_unlock(&dmf_alloc_lock);
+}
+
+/* The kernel's defaults (lib/fault-inject.c, mm/failslab.c, mm/fail_page_alloc.c). */
+static int dmf_hook_init(struct dmf_hook *h, const char *param)
+{
+	int r;
+
+	r = dmf_attr_init(&h->attr, h->name);
+	if (r)
+		return r;
+	h->seen = alloc_percpu(u64);
+	if (!h->seen) {
+		dmf_attr_destroy(&h->attr);
+		return -ENOMEM;
+	}
+	h->attr.times = 1;
+	dmf_attr_reset(&h->attr);
+	h->verbose = 1;
+	h->ignore_gfp_wait = true;
+	if (h->id == DMF_FAIL_PAGE_ALLOC) {
+		h->ignore_gfp_highmem = true;
+		h->min_order = 1;
+	}
+	h->stack_depth = DMF_STACK_DEPTH_MAX;
+	h->require_end = ULONG_MAX;
+	if (param[0]) {
+		r = dmf_attr_parse_legacy(&h->attr, param);
+		if (r) {
+			pr_err("%s=%s: expected <interval>,<probability>,<space>,<times>\n",
+			       h->name, param);
+			free_percpu(h->seen);
+			dmf_attr_destroy(&h->attr);
+		}
+	}
+	return r;
+}
+
+static void dmf_hook_destroy(struct dmf_hook *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < DMF_NR_LISTS; i++)
+		dmf_names_free(h->lists[i]);
+	dmf_names_free(rcu_dereference_protected(h->cache_filter, true));
+	free_percpu(h->seen);
+	dmf_attr_destroy(&h->attr);
+}
+
+static int __init dmf_alloc_init(void)
+{
+	struct dmf_hook *slab = &dmf_hooks[DMF_FAILSLAB];
+	struct dmf_hook *page = &dmf_hooks[DMF_FAIL_PAGE_ALLOC];
+	int r;
+
+	r = dmf_hook_init(slab, dmf_failslab_param);
+	if (r)
+		goto out_slab;
+	r = dmf_hook_init(page, dmf_fail_page_param);
+	if (r)
+		goto out_page;
+	dmf_hook_choose(slab, &dmf_failslab_point, dmf_slab_entries,
+			ARRAY_SIZE(dmf_slab_entries));
+	dmf_hook_choose(page, &dmf_fail_page_point, dmf_page_entries,
+			ARRAY_SIZE(dmf_page_entries));
+	r = dmf_filter_init();
+	if (r)
+		goto out_hooks;
+	r = dmf_task_init();
+	if (r)
+		goto out_filter;
+	r = dmf_debugfs_init();
+	if (r)
+		goto out_task;
+	mutex_lock(&dmf_alloc_lock);
+	r = dmf_hook_update(slab) ?: dmf_hook_update(page);
+	mutex_unlock(&dmf_alloc_lock);
+	if (r)
+		goto out_debugfs;
+	pr_info("failslab: %u probes (%s), fail_page_alloc: %u probes (%s)\n",
+		slab->nr_probes, slab->nr_probes ? slab->probes[0].desc->symbol : "none",
+		page->nr_probes, page->nr_probes ? page->probes[0].desc->symbol : "none");
+	return 0;
+
+out_debugfs:
+	dmf_debugfs_exit();
+	mutex_lock(&dmf_alloc_lock);
+	dmf_exiting = true;
+	dmf_hook_update(slab);
+	dmf_hook_update(page);
+	mutex_unlock(&dmf_alloc_lock);
+out_task:
+	dmf_task_stop();
+	dmf_task_exit();
+out_filter:
+	dmf_filter_exit();
+out_hooks:
+	dmf_hook_destroy(page);
+out_page:
+	dmf_hook_destroy(slab);
+out_slab:
+	return r;
+}
+
+static void __exit dmf_alloc_exit(void)
+{
+	unsigned int i;
+
+	dmf_debugfs_exit();
+	dmf_filter_exit();
+	mutex_lock(&dmf_alloc_lock);
+	dmf_exiting = true;
+	for (i = 0; i < DMF_NR_HOOKS; i++)
+		dmf_hook_update(&dmf_hooks[i]);
+	mutex_unlock(&dmf_alloc_lock);
+	dmf_task_stop();
+	dmf_task_exit();
+	/* a task preempted between a probe and the return stub is past it now */
+	synchronize_rcu_tasks();
+	for (i = 0; i < DMF_NR_HOOKS; i++)
+		dmf_hook_destroy(&dmf_hooks[i]);
+}
+
+module_init(dmf_alloc_init);
+module_exit(dmf_alloc_exit);
+
+MODULE_DESCRIPTION("dm-fault slab and page-allocator fault injection (kprobes)");
+MODULE_AUTHOR("dm-fault developers");
+MODULE_LICENSE("GPL");

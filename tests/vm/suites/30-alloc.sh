@@ -1,0 +1,580 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The allocator hooks (dmf_alloc): probe sets, arming, a marked command
+# failing with ENOMEM while the rest of the system is untouched, each
+# filter including and excluding, fail-nth, a fail-nth sweep over dmsetup
+# create/message/remove of a fault device, arming under fio, the module
+# parameters, and a clean unload.  Every fault is aimed at one process
+# (marked or given a fail-nth count) and kept off the 9p root.
+. "$(dirname "$0")/../lib.sh"
+ktap_begin alloc
+
+D=/sys/kernel/debug/dm-fault
+SL=$D/failslab
+PG=$D/fail_page_alloc
+W=$(mktemp -d /dev/shm/dmfa.XXXXXX)
+SYS=$W/sys
+DMSETUP=$(command -v dmsetup)
+ENOMEM=12
+
+check "modules load" dmf_load
+if [ ! -d $D ]; then
+	fail "dmf_alloc debugfs directory" "no $D"
+	ktap_end
+	exit
+fi
+check "helper on tmpfs" cp "$top/tests/vm/bin/dmf-allocsys" "$SYS"
+cp /bin/busybox "$W/busybox"
+NB=$(nullb_create dmfa0 64 1)
+S=$(dm_size "$NB")
+
+# --- helpers -----------------------------------------------------------------
+
+# put FILE VALUE: write a knob, complaining on stdout if it is refused
+put() {
+	echo "$2" > "$1" || echo "# write '$2' > $1 failed"
+}
+
+# Everything off, no filter: the state each test starts from.
+reset() {
+	local h k p
+
+	for h in $SL $PG; do
+		put $h/probability 0
+		put $h/times -1
+		put $h/interval 1
+		put $h/space 0
+		put $h/verbose 0
+		put $h/task-filter N
+		put $h/ignore-gfp-wait N
+		for k in require-module reject-module require-symbol reject-symbol; do
+			put $h/$k ""
+		done
+		put $h/require-start 0
+		put $h/require-end 18446744073709551615
+		put $h/reject-start 0
+		put $h/reject-end 0
+		put $h/stacktrace-depth 32
+	done
+	put $SL/cache-filter ""
+	# no page allocation has order 11: a fail-nth count sees slab ones only
+	put $PG/min-order 11
+	put $PG/ignore-gfp-highmem Y
+	for p in $(cat $D/mark); do
+		put $D/mark "-$p"
+	done
+	for p in $(awk '{print $1}' $D/fail-nth); do
+		put $D/fail-nth "-$p"
+	done
+}
+
+counter() {	# counter HOOKDIR NAME
+	awk -v k="$2" '$1 == k {print $2}' "$1/counters"
+}
+
+# sys MARK NTH OP... [-- PROG ARGS]: run the helper held at a fifo until
+# it is marked (MARK=1) and/or given fail-nth NTH (> 0).  Sets spid (its
+# pid), src (its exit status) and errs (the errno of each OP, in order).
+sys() {
+	local mark=$1 nth=$2 i
+
+	shift 2
+	rm -f $W/ready $W/fifo $W/res
+	mkfifo $W/fifo
+	"$SYS" $W/res $W/ready $W/fifo "$@" > $W/out 2>&1 &
+	spid=$!
+	for ((i = 0; i < 300; i++)); do
+		[ -e $W/ready ] && break
+		sleep 0.1
+	done
+	[ "$mark" = 1 ] && put $D/mark $spid
+	[ "$nth" -gt 0 ] && put $D/fail-nth "$spid $nth"
+	echo go > $W/fifo
+	wait $spid
+	src=$?
+	errs=$(tr -d '\0' < $W/res | awk '{print $2}' | paste -sd' ')
+}
+
+# nth_left PID: what fail-nth reports for PID ("LEFT" or "LEFT exited")
+nth_left() {
+	awk -v p="$1" '$1 == p {$1 = ""; sub(/^ /, ""); print}' $D/fail-nth
+}
+
+# Kernel problems logged after line $1 of dmesg.
+dmesg_lines() {
+	dmesg | wc -l
+}
+kernel_trouble() {
+	dmesg | tail -n +"$(($1 + 1))" |
+		grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|refcount_t|list_(add|del) corruption|KASAN|UBSAN'
+}
+
+armed() {	# armed HOOKDIR: "armed" or "off"
+	awk 'NR == 1 {print $2}' "$1/probes"
+}
+
+# --- probe sets and arming ---------------------------------------------------
+
+if grep -qw should_failslab /proc/kallsyms; then
+	expect "failslab probes should_failslab where the kernel has it" \
+		"should_failslab" "$(awk '{print $1}' $SL/probes | paste -sd' ')"
+else
+	n=$(grep -cE '^(kmem_cache_alloc|__kmalloc)' $SL/probes)
+	within "failslab probes the slab entry points where should_failslab is compiled out" \
+		"$n" 8 9
+fi
+if grep -qw should_fail_alloc_page /proc/kallsyms; then
+	expect "fail_page_alloc probes should_fail_alloc_page where the kernel has it" \
+		"should_fail_alloc_page" "$(awk '{print $1}' $PG/probes | paste -sd' ')"
+else
+	expect "fail_page_alloc probes the page allocator entry points" \
+		"__alloc_pages_noprof alloc_pages_bulk_noprof" \
+		"$(awk '{print $1}' $PG/probes | paste -sd' ')"
+fi
+expect "every probe is a breakpoint past the ftrace site, none an ftrace callback" "" \
+	"$(grep -hv 'site=breakpoint$' $SL/probes $PG/probes)"
+
+reset
+first=$(awk 'NR == 1 {print $1}' $SL/probes)
+expect "disarmed: no kprobe on $first" "0" "$(grep -c " $first+" /sys/kernel/debug/kprobes/list)"
+put $SL/task-filter Y
+put $SL/probability 1/1000000000
+expect "probability set: armed" "armed" "$(armed $SL)"
+expect "armed: kprobe on $first registered" "1" \
+	"$(grep -c " $first+" /sys/kernel/debug/kprobes/list)"
+put $SL/probability 0
+expect "probability 0: disarmed, kprobe gone" "off 0" \
+	"$(armed $SL) $(grep -c " $first+" /sys/kernel/debug/kprobes/list)"
+
+for p in "5:5%" "0.1%:0.1%" "1/1000:0.1%" "1/3:1/3" "1e-6:0.0001%" "100:100%"; do
+	put $SL/probability "${p%%:*}"
+	expect "probability '${p%%:*}' reads back '${p#*:}'" "${p#*:}" "$(cat $SL/probability)"
+done
+if echo 101 > $SL/probability 2>/dev/null || echo abc > $SL/probability 2>/dev/null; then
+	fail "probability 101 and abc are refused"
+else
+	ok "probability 101 and abc are refused"
+fi
+put $SL/probability 0
+
+# --- a marked shell command gets ENOMEM, nothing else does -------------------
+
+reset
+put $SL/task-filter Y
+put $SL/times 3
+put $SL/probability 100
+inj0=$(counter $SL injected)
+mkdir -p $W/u
+nfail=0
+for i in $(seq 200); do
+	: > $W/u/f$i || nfail=$((nfail + 1))
+	cat /proc/self/stat > /dev/null || nfail=$((nfail + 1))
+done
+expect "armed at 100%, unmarked: 200 creates and /proc reads all succeed" "0" "$nfail"
+expect "unmarked: nothing injected" "$inj0" "$(counter $SL injected)"
+
+mkdir -p $W/t
+rm -f $W/ready $W/fifo
+mkfifo $W/fifo
+"$W/busybox" sh -c ": > $W/ready; read x < $W/fifo
+	for i in 1 2 3 4 5; do echo hi > $W/t/f\$i && echo ok || echo fail; done" > $W/out 2>&1 &
+pid=$!
+for ((i = 0; i < 300; i++)); do [ -e $W/ready ] && break; sleep 0.1; done
+put $D/mark $pid
+expect "mark lists the marked shell" "$pid" "$(cat $D/mark)"
+echo go > $W/fifo
+wait $pid
+expect "marked shell (times=3): three creates fail, two succeed" "fail fail fail ok ok" \
+	"$(grep -E '^(ok|fail)$' $W/out | paste -sd' ')"
+seen=$(grep -c "can't create $W/t/f[123]: Cannot allocate memory" $W/out)
+expect "marked shell: each failure is ENOMEM from open(2)" "3" "$seen"
+expect "counters agree: injected == failures seen" "$seen" \
+	"$(($(counter $SL injected) - inj0))"
+expect "times counts down to 0" "0" "$(cat $SL/times)"
+c=$(cat $SL/counters | awk '{print $2}' | paste -sd' ')
+read -r cs ce cp ci <<< "$c"
+if [ "$cs" -ge "$ce" ] && [ "$ce" -ge "$cp" ] && [ "$cp" -ge "$ci" ] && [ "$ci" -ge 3 ]; then
+	ok "counters: seen >= evaluated >= passed >= injected ($c)"
+else
+	fail "counters: seen >= evaluated >= passed >= injected" "$c"
+fi
+expect "the mark is gone when the task exits" "" "$(cat $D/mark)"
+
+# --- marks: inheritance, unmark ----------------------------------------------
+
+reset
+put $SL/task-filter Y
+put $SL/cache-filter names_cache
+put $SL/probability 100
+sys 1 0 "fork:$W/c1" "creat:$W/c2"
+expect "mark inherited: a child forked after marking fails too" "$ENOMEM $ENOMEM" "$errs"
+sys 0 0 "fork:$W/c3" "creat:$W/c4"
+expect "unmarked: the same child and parent succeed" "0 0" "$errs"
+expect "no mark left after the marked tasks exited" "" "$(cat $D/mark)"
+sleep 30 &
+pid=$!
+put $D/mark $pid
+put $D/mark "-$pid"
+a=$(cat $D/mark)
+put $D/mark $pid
+put $D/unmark $pid
+expect "unmark by -PID and by the unmark file" " " "$a $(cat $D/mark)"
+if echo 4000000 > $D/mark 2>/dev/null; then
+	fail "marking a pid that does not exist is refused"
+else
+	ok "marking a pid that does not exist is refused"
+fi
+kill $pid
+wait $pid 2>/dev/null
+
+# --- cache-filter --------------------------------------------------------------
+
+reset
+put $SL/task-filter Y
+put $SL/probability 100
+: > $W/exist
+put $SL/cache-filter dentry
+sys 1 0 "open:$W/exist" "creat:$W/new1"
+expect "cache-filter dentry: opening a cached file passes, creating one fails" \
+	"0 $ENOMEM" "$errs"
+put $SL/cache-filter "no_such_cache names_cache"
+expect "cache-filter holds several names" "no_such_cache names_cache" "$(cat $SL/cache-filter)"
+sys 1 0 "open:$W/exist"
+expect "cache-filter 'no_such_cache names_cache': path lookups fail (2nd name)" \
+	"$ENOMEM" "$errs"
+put $SL/cache-filter no_such_cache
+s0=$(counter $SL seen) e0=$(counter $SL evaluated)
+sys 1 0 "creat:$W/new2" "open:$W/exist"
+expect "cache-filter no_such_cache: everything passes" "0 0" "$errs"
+s1=$(counter $SL seen) e1=$(counter $SL evaluated)
+if [ $((s1 - s0)) -gt 0 ] && [ "$e1" = "$e0" ]; then
+	ok "cache-filter excludes before the engine (seen +$((s1 - s0)), evaluated +0)"
+else
+	fail "cache-filter excludes before the engine" "seen $s0 -> $s1, evaluated $e0 -> $e1"
+fi
+put $SL/cache-filter N
+expect "cache-filter N clears the list" "" "$(cat $SL/cache-filter)"
+
+# --- ignore-gfp-wait (slab) -----------------------------------------------------
+
+reset
+put $SL/task-filter Y
+put $SL/cache-filter names_cache
+put $SL/probability 100
+put $SL/ignore-gfp-wait Y
+sys 1 0 "creat:$W/w1"
+expect "failslab ignore-gfp-wait=Y: GFP_KERNEL allocations are not failed" "0" "$errs"
+put $SL/ignore-gfp-wait N
+sys 1 0 "creat:$W/w2"
+expect "failslab ignore-gfp-wait=N: they are" "$ENOMEM" "$errs"
+
+# --- the page hook: min-order, ignore-gfp-wait, ignore-gfp-highmem -------------
+# F_SETPIPE_SZ of 1 MiB kcallocs 256 pipe_buffers (10 KiB): an order-2 page
+# allocation, GFP_KERNEL.  A pipe write allocates an order-0 GFP_HIGHUSER page.
+
+reset
+put $PG/task-filter Y
+put $PG/probability 100
+put $PG/min-order 3
+sys 1 0 "setpipe:1048576"
+expect "min-order=3: an order-2 allocation passes" "0" "$errs"
+put $PG/min-order 2
+sys 1 0 "setpipe:1048576"
+expect "min-order=2: the order-2 allocation fails" "$ENOMEM" "$errs"
+put $PG/ignore-gfp-wait Y
+sys 1 0 "setpipe:1048576"
+expect "fail_page_alloc ignore-gfp-wait=Y: the GFP_KERNEL one passes" "0" "$errs"
+reset
+put $PG/task-filter Y
+put $PG/probability 100
+put $PG/min-order 0
+put $PG/require-symbol pipe_write
+i0=$(counter $PG injected)
+sys 1 0 "pipewrite"
+expect "ignore-gfp-highmem=Y: a GFP_HIGHUSER page for a pipe write passes" \
+	"0 0" "$errs $(($(counter $PG injected) - i0))"
+put $PG/ignore-gfp-highmem N
+sys 1 0 "pipewrite"
+expect "ignore-gfp-highmem=N: it fails, one fault" \
+	"$ENOMEM 1" "$errs $(($(counter $PG injected) - i0))"
+
+# --- stack scoping: modules and symbols ----------------------------------------
+
+reset
+put $SL/task-filter Y
+put $SL/times 1
+put $SL/probability 100
+put $SL/require-module dm-mod
+expect "require-module reads back normalised" "dm_mod" "$(cat $SL/require-module)"
+i0=$(counter $SL injected)
+sys 1 0 "creat:$W/m1" "mkdir:$W/m2"
+expect "require-module=dm_mod: tmpfs creat and mkdir are out of scope" \
+	"0 0 0" "$errs $(($(counter $SL injected) - i0))"
+sys 1 0 -- "$DMSETUP" create dmfa-m --table "0 $S linear $NB 0"
+r=$src
+expect "require-module=dm_mod: a marked dmsetup create fails, one fault" \
+	"fail 1 absent" "$([ $r -ne 0 ] && echo fail || echo ok) \
+$(($(counter $SL injected) - i0)) $($DMSETUP info dmfa-m > /dev/null 2>&1 && echo present || echo absent)"
+$DMSETUP remove dmfa-m > /dev/null 2>&1
+put $SL/times 1
+put $SL/reject-module dm_mod
+i0=$(counter $SL injected)
+sys 1 0 -- "$DMSETUP" create dmfa-m --table "0 $S linear $NB 0"
+expect "reject-module=dm_mod overrides the require: dmsetup create succeeds" \
+	"0 0" "$src $(($(counter $SL injected) - i0))"
+$DMSETUP remove dmfa-m
+put $SL/reject-module ""
+put $SL/require-module ""
+
+put $SL/times -1
+put $SL/require-symbol dm_mod:dm_table_create
+i0=$(counter $SL injected)
+sys 1 0 -- "$DMSETUP" ls
+expect "require-symbol=dm_mod:dm_table_create: dmsetup ls is out of scope" \
+	"0 0" "$src $(($(counter $SL injected) - i0))"
+sys 1 0 -- "$DMSETUP" create dmfa-s --table "0 $S linear $NB 0"
+if [ $src -ne 0 ] && [ $(($(counter $SL injected) - i0)) -ge 1 ] &&
+	grep -q "Cannot allocate memory" $W/out; then
+	ok "require-symbol=dm_mod:dm_table_create: dmsetup create fails with ENOMEM"
+else
+	fail "require-symbol=dm_mod:dm_table_create: dmsetup create fails" "exit $src" \
+		"$(cat $W/out)"
+fi
+$DMSETUP remove dmfa-s > /dev/null 2>&1
+put $SL/require-symbol ""
+if echo no_such_symbol_dmfa > $SL/require-symbol 2>/dev/null; then
+	fail "require-symbol of an unknown symbol is refused"
+else
+	ok "require-symbol of an unknown symbol is refused"
+fi
+
+put $SL/cache-filter dentry
+put $SL/require-symbol do_mkdirat
+sys 1 0 "creat:$W/y1" "mkdir:$W/y2"
+expect "require-symbol=do_mkdirat: creat passes, mkdir fails" "0 $ENOMEM" "$errs"
+put $SL/require-symbol ""
+put $SL/reject-symbol do_mkdirat
+sys 1 0 "creat:$W/y3" "mkdir:$W/y4"
+expect "reject-symbol=do_mkdirat: creat fails, mkdir passes" "$ENOMEM 0" "$errs"
+put $SL/reject-symbol ""
+put $SL/cache-filter ""
+put $SL/require-start 1
+put $SL/require-end 1
+sys 1 0 "creat:$W/y5"
+expect "require-start/end with an empty range: nothing in scope" "0" "$errs"
+
+# require-module for a module that is not loaded yet: resolved when it loads
+reset
+if tests_unload_ok=$("$top/tests/vm/unload" dm-fault 2>&1); then
+	put $SL/require-module dm_fault
+	expect "require-module of a module not loaded is kept" "dm_fault" \
+		"$(cat $SL/require-module)"
+	dmf_load dm-fault
+	put $SL/task-filter Y
+	put $SL/times 1
+	put $SL/probability 100
+	sys 1 0 -- "$DMSETUP" create dmfa-l --table "0 $S linear $NB 0"
+	expect "require-module=dm_fault (loaded later): dm-linear is out of scope" "0" "$src"
+	$DMSETUP remove dmfa-l
+	sys 1 0 -- "$DMSETUP" create dmfa-f --table "0 $S fault $NB 0"
+	expect "require-module=dm_fault (loaded later): the fault target's create fails" \
+		"fail absent" "$([ $src -ne 0 ] && echo fail || echo ok) \
+$($DMSETUP info dmfa-f > /dev/null 2>&1 && echo present || echo absent)"
+	$DMSETUP remove dmfa-f > /dev/null 2>&1
+else
+	skip "require-module of a module loaded later" "cannot unload dm-fault: $tests_unload_ok"
+fi
+
+# --- fail-nth -----------------------------------------------------------------
+
+reset
+put $SL/cache-filter names_cache
+put $SL/verbose 1
+l0=$(dmesg_lines)
+sys 0 3 "creat:$W/n1" "creat:$W/n2" "creat:$W/n3" "creat:$W/n4" "creat:$W/n5"
+expect "fail-nth 3 (probability 0): exactly the third creat fails" \
+	"0 0 $ENOMEM 0 0" "$errs"
+expect "fail-nth reads back 0 (the fault fired) for the exited task" "0 exited" \
+	"$(nth_left $spid)"
+if dmesg | tail -n +"$((l0 + 1))" |
+	grep -q "FAULT_INJECTION: forcing a failure: failslab .*(cache names_cache, .*pid $spid"; then
+	ok "verbose=1 logs the fault with its cache and pid"
+else
+	fail "verbose=1 logs the fault with its cache and pid" "$(dmesg | tail -n 3)"
+fi
+put $D/fail-nth "-$spid"
+expect "fail-nth -PID drops the entry" "" "$(cat $D/fail-nth)"
+expect "no count pending and probability 0: the hooks disarm" "off off" \
+	"$(armed $SL) $(armed $PG)"
+sys 0 10 "creat:$W/n6" "creat:$W/n7" "creat:$W/n8" "creat:$W/n9" "creat:$W/n10"
+expect "fail-nth 10 over five allocations: no fault, 5 left reported" \
+	"0 0 0 0 0|5 exited" "$errs|$(nth_left $spid)"
+put $D/fail-nth "-$spid"
+sys 0 1 "fork:$W/n11" "creat:$W/n12"
+expect "fail-nth is not inherited: the child's creat is not counted" "0 $ENOMEM" "$errs"
+put $D/fail-nth "-$spid"
+if echo "1 -3" > $D/fail-nth 2>/dev/null || echo "x" > $D/fail-nth 2>/dev/null; then
+	fail "fail-nth refuses malformed input"
+else
+	ok "fail-nth refuses malformed input"
+fi
+
+# --- fail-nth sweeps over dmsetup create / message / remove -------------------
+# Both hooks count the allocations made under dm_mod (the fault target's
+# constructor and message handler run under it) and fail the Nth; N runs
+# from 1 until a run completes without a fault.
+
+reset
+for h in $SL $PG; do
+	put $h/require-module dm_mod
+done
+put $PG/min-order 0
+TABLE="0 $S fault $NB 0 1 error:op=read,p=1%"
+
+# sweep NAME SETUP CLEANUP -- DMSETUP-ARGS: one sweep; SETUP and CLEANUP run unmarked
+sweep() {
+	local name=$1 setup=$2 cleanup=$3 n left faulted=0 failed=0 bad="" l0 t
+
+	shift 4
+	for ((n = 1; n <= 2000; n++)); do
+		eval "$setup"
+		l0=$(dmesg_lines)
+		sys 0 $n -- "$DMSETUP" "$@"
+		left=$(nth_left $spid)
+		put $D/fail-nth "-$spid"
+		t=$(kernel_trouble "$l0")
+		[ -n "$t" ] && bad+="step $n: kernel: $t; "
+		if [ "$src" -ne 0 ]; then
+			failed=$((failed + 1))
+			grep -qiE "fail|error|cannot|not" $W/out ||
+				bad+="step $n: exit $src without an error message; "
+		fi
+		eval "$cleanup" || bad+="step $n: cleanup failed; "
+		[ "${left%% *}" = 0 ] || break
+		faulted=$((faulted + 1))
+	done
+	if [ -z "$bad" ] && [ "$n" -le 2000 ]; then
+		ok "sweep $name: $faulted faulted runs ($failed failed cleanly), run $n clean"
+	else
+		fail "sweep $name" "$bad" "stopped at step $n"
+	fi
+}
+
+# each cleanup also checks what the step left behind
+sweep_create_cleanup() {
+	if $DMSETUP info dmfa-sw > /dev/null 2>&1; then
+		[ "$src" -eq 0 ] || echo "# step $n: create failed but left dmfa-sw"
+		$DMSETUP remove dmfa-sw
+	else
+		[ "$src" -ne 0 ]
+	fi
+}
+sweep create ":" sweep_create_cleanup -- create dmfa-sw --table "$TABLE"
+
+sweep_message_cleanup() {
+	local nr
+
+	nr=$($DMSETUP message dmfa-sw 0 rule list | wc -l)
+	# the rule from the table, plus the new one if the message succeeded
+	[ "$nr" -eq $((src == 0 ? 2 : 1)) ] || { echo "# step $n: $nr rules"; return 1; }
+	$DMSETUP remove dmfa-sw
+}
+sweep message "$DMSETUP create dmfa-sw --table '$TABLE'" sweep_message_cleanup \
+	-- message dmfa-sw 0 "rule add drop:op=write,p=1/2"
+
+sweep_remove_cleanup() {
+	if $DMSETUP info dmfa-sw > /dev/null 2>&1; then
+		[ "$src" -ne 0 ] || { echo "# step $n: removed, still there"; return 1; }
+		$DMSETUP table dmfa-sw > /dev/null && $DMSETUP remove dmfa-sw
+	else
+		[ "$src" -eq 0 ]
+	fi
+}
+sweep remove "$DMSETUP create dmfa-sw --table '$TABLE'" sweep_remove_cleanup -- remove dmfa-sw
+expect "sweeps leave no dm device" "" "$($DMSETUP ls | grep dmfa)"
+
+# --- arming and disarming under I/O --------------------------------------------
+
+reset
+for h in $SL $PG; do
+	put $h/task-filter Y
+done
+a0=$(awk 'NR == 1 {print $3}' $SL/probes)
+i0=$(($(counter $SL injected) + $(counter $PG injected)))
+fio --name=arm --filename="$NB" --ioengine=libaio --direct=1 --rw=randrw --bs=4k \
+	--iodepth=16 --numjobs=2 --time_based --runtime=600 --output-format=json \
+	--output=$W/fio.json > /dev/null 2>&1 &
+fpid=$!
+sleep 2
+t0=$(date +%s)
+for i in $(seq 100); do
+	put $SL/probability 1/1000
+	put $PG/probability 1/1000
+	put $SL/probability 0
+	put $PG/probability 0
+done
+t1=$(date +%s)
+running=$(kill -0 $fpid 2>/dev/null && echo running || echo stopped)
+kill -INT $fpid
+wait $fpid
+expect "fio ran through 100 arm/disarm cycles ($((t1 - t0)) s)" "running" "$running"
+# fio may put a line such as "fio: terminating on signal 2" before the JSON
+sed -n '/^{/,$p' $W/fio.json > $W/fio.clean.json
+ios=$(jq '[.jobs[] | .read.total_ios + .write.total_ios] | add' $W/fio.clean.json)
+expect "fio saw no I/O error ($ios I/Os), nothing injected" "0 0" \
+	"$(jq '[.jobs[].error] | add' $W/fio.clean.json) $(($(counter $SL injected) + $(counter $PG injected) - i0))"
+expect "100 arms counted, both hooks off" "arms=$(( ${a0#arms=} + 100 )) off off" \
+	"$(awk 'NR == 1 {print $3}' $SL/probes) $(armed $SL) $(armed $PG)"
+
+# --- module parameters -------------------------------------------------------------
+
+reset
+ko="$BUILD/dmf_alloc.ko"
+if "$top/tests/vm/unload" dmf_alloc; then
+	insmod "$ko" failslab=2,1/1000000000,0,0 fail_page_alloc=1,5,4096,0
+	expect "failslab=2,1/1000000000,0,0: interval, probability, space, times" \
+		"2 0.0000001% 0 0 armed" \
+		"$(cat $SL/interval) $(cat $SL/probability) $(cat $SL/space) $(cat $SL/times) $(armed $SL)"
+	expect "fail_page_alloc=1,5,4096,0: 5 is 5%" "1 5% 4096 0" \
+		"$(cat $PG/interval) $(cat $PG/probability) $(cat $PG/space) $(cat $PG/times)"
+	rmmod dmf_alloc
+	if insmod "$ko" failslab=1,2,3 2>/dev/null; then
+		fail "failslab=1,2,3 (three fields) is refused"
+		rmmod dmf_alloc
+	else
+		ok "failslab=1,2,3 (three fields) is refused"
+	fi
+	insmod "$ko" entry_probes=1
+	expect "entry_probes=1: the entry points even where should_failslab exists" "0" \
+		"$(grep -c should_ $SL/probes $PG/probes | awk -F: '{s += $2} END {print s}')"
+	reset
+	put $SL/task-filter Y
+	put $SL/cache-filter names_cache
+	put $SL/probability 100
+	sys 1 0 "creat:$W/e1"
+	a="$errs"
+	put $SL/cache-filter dentry
+	sys 1 0 "open:$W/exist" "creat:$W/e2"
+	a+="|$errs"
+	put $SL/cache-filter kmalloc-no-such
+	sys 1 0 "creat:$W/e3"
+	expect "entry_probes=1: cache-filter includes and excludes through the entry points" \
+		"$ENOMEM|0 $ENOMEM|0" "$a|$errs"
+	reset
+	rmmod dmf_alloc
+	dmf_load dmf_alloc
+else
+	skip "module parameters" "cannot unload dmf_alloc"
+fi
+
+# --- clean up -------------------------------------------------------------------
+
+reset
+dm_cleanup
+nullb_destroy dmfa0
+rm -rf "$W"
+check "modules unload" dmf_unload
+expect "no dm device left" "" "$(dmsetup ls 2>/dev/null | grep -v '^No devices found')"
+expect "no module left" "" "$(lsmod | awk '$1 ~ /^(dmf_alloc|dmf_engine|dm_fault)$/')"
+ktap_end
