@@ -378,25 +378,30 @@ static bool dmf_ranges_empty(const struct dmf_range *r)
 }
 
 /**
- * dmf_stack_allows - does the caller's call chain pass the stack filter?
+ * dmf_stack_allows - does the call chain pass the stack filter?
  * @a: the attribute
+ * @ctx: passed to a->stack_save (e.g. a probe's registers), or NULL
  *
  * The stack filter step of dmf_should_fail(), for an injector that must
  * scope a decision the engine takes earlier (the allocator hooks count
- * fail-nth only for allocations inside the require/reject ranges).
+ * fail-nth only for allocations inside the require/reject ranges).  The
+ * chain is the caller's own, or what a->stack_save() reports for @ctx.
  *
  * Return: true if the filter is off or the call chain passes it.
  */
-bool dmf_stack_allows(struct dmf_attr *a)
+bool dmf_stack_allows(struct dmf_attr *a, void *ctx)
 {
 	unsigned long entries[DMF_STACK_DEPTH_MAX];
-	unsigned int depth = READ_ONCE(a->stack.depth);
+	unsigned int depth = min_t(unsigned int, READ_ONCE(a->stack.depth), DMF_STACK_DEPTH_MAX);
 	unsigned int i, n;
 	bool found;
 
 	if (!depth)
 		return true;
-	n = stack_trace_save(entries, min_t(unsigned int, depth, DMF_STACK_DEPTH_MAX), 1);
+	if (ctx && a->stack_save)
+		n = a->stack_save(ctx, entries, depth);
+	else
+		n = stack_trace_save(entries, depth, 1);
 	found = dmf_ranges_empty(a->stack.require);
 	for (i = 0; i < n; i++) {
 		if (dmf_in_ranges(a->stack.reject, entries[i]))
@@ -468,7 +473,7 @@ static noinline bool dmf_fire(struct dmf_attr *a)
 }
 
 /* dmf_should_fail() for an attribute with task, stack or space limits. */
-static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size)
+static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size, void *ctx)
 {
 	int r = -1;
 
@@ -479,7 +484,7 @@ static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size)
 		dmf_log(a);
 		return true;
 	}
-	if (!r || dmf_prob_is_zero(&a->prob) || !dmf_stack_allows(a) ||
+	if (!r || dmf_prob_is_zero(&a->prob) || !dmf_stack_allows(a, ctx) ||
 	    !atomic64_read(&a->times_left)) {
 		this_cpu_inc(a->stats->filtered);
 		return false;
@@ -490,9 +495,10 @@ static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size)
 }
 
 /**
- * dmf_should_fail - decide whether this call fails
+ * dmf_should_fail_ctx - decide whether this call fails
  * @a: the attribute
  * @size: bytes at stake, counted against space
+ * @ctx: for a->stack_save(), or NULL; see dmf_stack_allows()
  *
  * Order: per-task fail-nth, probability 0, task filter, stack filter, times
  * exhausted (these four filter the call out), space, interval, probability,
@@ -500,19 +506,19 @@ static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size)
  *
  * Return: true to inject a fault.
  */
-bool dmf_should_fail(struct dmf_attr *a, u64 size)
+bool dmf_should_fail_ctx(struct dmf_attr *a, u64 size, void *ctx)
 {
 	this_cpu_inc(a->stats->evaluated);
 	if (unlikely((a->flags & (DMF_TASK_FILTER | DMF_USE_FAIL_NTH)) ||
 		     READ_ONCE(a->stack.depth) || a->space))
-		return dmf_should_fail_slow(a, size);
+		return dmf_should_fail_slow(a, size, ctx);
 	if (dmf_prob_is_zero(&a->prob) || !atomic64_read(&a->times_left)) {
 		this_cpu_inc(a->stats->filtered);
 		return false;
 	}
 	return dmf_due(a) && dmf_fire(a);
 }
-EXPORT_SYMBOL_GPL(dmf_should_fail);
+EXPORT_SYMBOL_GPL(dmf_should_fail_ctx);
 
 static int dmf_parse_s64(const char *val, s64 min, s64 *out)
 {

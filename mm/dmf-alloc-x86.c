@@ -11,6 +11,7 @@
 #include <linux/preempt.h>
 #include <asm/pgtable_types.h>
 #include <asm/ptrace.h>
+#include <asm/unwind.h>
 
 #include "dmf-alloc.h"
 
@@ -82,4 +83,37 @@ bool dmf_arch_in_task(void)
 	if (pc & NMI_MASK)
 		pc -= NMI_OFFSET + HARDIRQ_OFFSET;
 	return !(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
+}
+
+/*
+ * The probed function's callers, from its registers at the entry.  The
+ * unwinder starts in the caller, as if the probed function had already
+ * returned: neither the breakpoint's exception frame nor the probed
+ * function's first instruction is unwound through (6.12's ORC unwinder
+ * stops at both when asked from a kprobe handler).
+ */
+unsigned int dmf_arch_stack(void *ctx, unsigned long *entries, unsigned int max)
+{
+	struct pt_regs *probe = ctx, regs;
+	struct unwind_state state;
+	unsigned long addr;
+	unsigned int n = 0;
+
+	if (!max)
+		return 0;
+	regs = *probe;
+	regs.ip = dmf_arch_caller(probe);
+	regs.sp = probe->sp + sizeof(unsigned long);
+	if (!regs.ip)
+		return 0;
+	entries[n++] = regs.ip;
+	/* unwind_start() skips the frame of @regs itself: on to the callers */
+	for (unwind_start(&state, current, &regs, NULL); n < max && !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		entries[n++] = addr;
+	}
+	return n;
 }

@@ -120,11 +120,6 @@ module_param_named(entry_probes, dmf_entry_probes, bool, 0444);
 MODULE_PARM_DESC(entry_probes,
 		 "probe the allocation entry points even where should_failslab/should_fail_alloc_page exist");
 
-static bool dmf_ftrace_probes;
-module_param_named(ftrace_probes, dmf_ftrace_probes, bool, 0444);
-MODULE_PARM_DESC(ftrace_probes,
-		 "put the kprobes on the ftrace call sites (default: just after them, as breakpoints)");
-
 /* What the probe handler learned about one allocation. */
 struct dmf_call {
 	gfp_t gfp;
@@ -265,9 +260,9 @@ static int dmf_probe_pre(struct kprobe *kp, struct pt_regs *regs)
 	}
 	/* fail-nth counts only allocations inside the stack scope */
 	if ((READ_ONCE(h->attr.flags) & DMF_USE_FAIL_NTH) && dmf_nth_pending() &&
-	    !dmf_stack_allows(&h->attr))
+	    !dmf_stack_allows(&h->attr, regs))
 		return 0;
-	if (!dmf_should_fail(&h->attr, c.size))
+	if (!dmf_should_fail_ctx(&h->attr, c.size, regs))
 		return 0;
 	dmf_log(h, d, &c);
 	dmf_arch_fail(regs, dmf_fail_value(d, regs));
@@ -282,6 +277,8 @@ static void dmf_probe_post(struct kprobe *kp, struct pt_regs *regs, unsigned lon
 static void dmf_probe_init(struct dmf_probe *p)
 {
 	memset(&p->kp, 0, sizeof(p->kp));
+	/* registered disabled: no breakpoint until the hook is armed */
+	p->kp.flags = KPROBE_FLAG_DISABLED;
 	if (p->addr)
 		p->kp.addr = p->addr;
 	else
@@ -305,10 +302,13 @@ static bool dmf_probe_try(struct dmf_hook *h, const struct dmf_probe_desc *d)
 		return false;
 	/*
 	 * Not on the ftrace call site: disarming an ftrace kprobe allocates
-	 * (ftrace_set_filter_ip()) through the very function being
-	 * unpatched, and 6.1 was seen to live-lock there under load.
+	 * (ftrace_set_filter_ip()) through the very functions being
+	 * unpatched, and with other CPUs allocating 6.1 live-locked there and
+	 * 6.12 oopsed on a stray int3.  A breakpoint on the next instruction
+	 * sees the same registers and stack; the ftrace site stays only for a
+	 * function whose next instruction cannot take a kprobe.
 	 */
-	if (!dmf_ftrace_probes && kprobe_ftrace(&p->kp)) {
+	if (kprobe_ftrace(&p->kp)) {
 		kprobe_opcode_t *past = dmf_arch_past_ftrace(p->kp.addr);
 
 		unregister_kprobe(&p->kp);
@@ -328,8 +328,8 @@ static bool dmf_probe_try(struct dmf_hook *h, const struct dmf_probe_desc *d)
 /*
  * Choose the probe points: the should_*() function where it exists,
  * else every allocation entry point this kernel has.  Each is tried by
- * registering a kprobe on it; the trial probes never fail anything
- * (probability is still zero) and are gone when this returns.
+ * registering a kprobe on it, disabled; those kept stay registered and
+ * disabled until the hook is armed.
  */
 static void dmf_hook_choose(struct dmf_hook *h, const struct dmf_probe_desc *point,
 			    const struct dmf_probe_desc *entries, unsigned int nr)
@@ -339,9 +339,7 @@ static void dmf_hook_choose(struct dmf_hook *h, const struct dmf_probe_desc *poi
 	if (dmf_entry_probes || !dmf_probe_try(h, point))
 		for (i = 0; i < nr; i++)
 			dmf_probe_try(h, &entries[i]);
-	if (h->nr_probes)
-		unregister_kprobes(h->kps, h->nr_probes);
-	else
+	if (!h->nr_probes)
 		pr_warn("%s: no allocator function to probe in this kernel\n", h->name);
 }
 
@@ -360,16 +358,23 @@ void dmf_show_probes(struct seq_file *m, struct dmf_hook *h)
  * @h: the hook
  *
  * Armed while the probability is not zero or a fail-nth count is pending.
+ * Arming enables the hook's kprobes (a breakpoint in each function),
+ * disarming disables them: no breakpoint is left and nothing runs.  They
+ * are not unregistered and registered again: each kprobe here sits in an
+ * optprobe aggregate whose release is deferred to the optimizer, and
+ * re-registering at that address while it was pending oopsed 6.12 on an
+ * unclaimed int3.
+ *
  * Caller holds dmf_alloc_lock.
  *
- * Return: 0, or the error of register_kprobes().
+ * Return: 0, or the error of enable_kprobe().
  */
 int dmf_hook_update(struct dmf_hook *h)
 {
 	bool nth = dmf_nth_active();
-	bool want;
 	unsigned int i;
-	int r;
+	bool want;
+	int r = 0;
 
 	lockdep_assert_held(&dmf_alloc_lock);
 	if (nth)
@@ -379,22 +384,22 @@ int dmf_hook_update(struct dmf_hook *h)
 	want = !dmf_exiting && (nth || !dmf_prob_is_zero(&h->attr.prob));
 	if (want == h->armed)
 		return 0;
-	if (!want) {
-		unregister_kprobes(h->kps, h->nr_probes);
-		h->armed = false;
-		return 0;
-	}
-	if (!h->nr_probes)
+	if (want && !h->nr_probes)
 		return -ENODEV;
-	for (i = 0; i < h->nr_probes; i++)
-		dmf_probe_init(&h->probes[i]);
-	r = register_kprobes(h->kps, h->nr_probes);
+	for (i = 0; i < h->nr_probes; i++) {
+		r = want ? enable_kprobe(h->kps[i]) : disable_kprobe(h->kps[i]);
+		if (r && want)
+			break;
+	}
 	if (r) {
-		pr_warn("%s: cannot arm: %d\n", h->name, r);
+		pr_warn("%s: cannot arm %s: %d\n", h->name, h->probes[i].desc->symbol, r);
+		while (i--)
+			disable_kprobe(h->kps[i]);
 		return r;
 	}
-	h->armed = true;
-	h->arms++;
+	h->armed = want;
+	if (want)
+		h->arms++;
 	return 0;
 }
 
@@ -422,6 +427,7 @@ static int dmf_hook_init(struct dmf_hook *h, const char *param)
 		return -ENOMEM;
 	}
 	h->attr.times = 1;
+	h->attr.stack_save = dmf_arch_stack;
 	dmf_attr_reset(&h->attr);
 	h->verbose = 1;
 	h->ignore_gfp_wait = true;
@@ -446,6 +452,9 @@ static int dmf_hook_init(struct dmf_hook *h, const char *param)
 static void dmf_hook_destroy(struct dmf_hook *h)
 {
 	unsigned int i;
+
+	if (h->nr_probes)
+		unregister_kprobes(h->kps, h->nr_probes);
 
 	for (i = 0; i < DMF_NR_LISTS; i++)
 		dmf_names_free(h->lists[i]);

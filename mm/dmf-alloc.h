@@ -170,5 +170,6 @@ void dmf_arch_fail(struct pt_regs *regs, unsigned long ret);
 bool dmf_arch_module_addr(unsigned long addr);
 kprobe_opcode_t *dmf_arch_past_ftrace(kprobe_opcode_t *addr);
 bool dmf_arch_in_task(void);
+unsigned int dmf_arch_stack(void *ctx, unsigned long *entries, unsigned int max);
 
 #endif /* _DMF_ALLOC_H */

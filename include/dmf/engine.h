@@ -86,6 +86,8 @@ struct dmf_attr {
 	unsigned int flags;
 	unsigned int verbose;	/* 0 quiet, 1 log, 2 log and stack */
 	struct dmf_stack_filter stack;
+	/* the call chain for a context (NULL: the caller's, stack_trace_save()) */
+	unsigned int (*stack_save)(void *ctx, unsigned long *entries, unsigned int max);
 	const char *name;
 
 	/* run-time state */
@@ -102,8 +104,14 @@ void dmf_attr_destroy(struct dmf_attr *a);
 void dmf_attr_reset(struct dmf_attr *a);
 void dmf_attr_copy_config(struct dmf_attr *dst, const struct dmf_attr *src);
 
-bool dmf_should_fail(struct dmf_attr *a, u64 size);
-bool dmf_stack_allows(struct dmf_attr *a);
+bool dmf_should_fail_ctx(struct dmf_attr *a, u64 size, void *ctx);
+bool dmf_stack_allows(struct dmf_attr *a, void *ctx);
+
+static inline bool dmf_should_fail(struct dmf_attr *a, u64 size)
+{
+	return dmf_should_fail_ctx(a, size, NULL);
+}
+
 u64 dmf_attr_draw(struct dmf_attr *a);
 void dmf_attr_counters(const struct dmf_attr *a, struct dmf_counters *sum);
 void dmf_attr_clear_counters(struct dmf_attr *a);

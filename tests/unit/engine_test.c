@@ -1539,6 +1539,54 @@ static void test_task_ops_rcu(void)
 
 /* Stack filter */
 
+/* An injector's own call chain source, as the allocator hooks unwind a probe's regs. */
+static const unsigned long *ctx_stack_seen;
+static unsigned int ctx_stack_max;
+
+static unsigned int ctx_stack_save(void *ctx, unsigned long *entries, unsigned int max)
+{
+	const unsigned long *chain = ctx;
+	unsigned int n;
+
+	ctx_stack_seen = chain;
+	ctx_stack_max = max;
+	for (n = 0; n < max && chain[n]; n++)
+		entries[n] = chain[n];
+	return n;
+}
+
+static void test_stack_save_ctx(void)
+{
+	static const unsigned long own[] = { 0x1000, 0x2000 };
+	static const unsigned long probed[] = { 0x7000, 0x8000, 0x9000, 0 };
+	unsigned int calls;
+	struct dmf_attr a;
+
+	shim_set_stack(own, ARRAY_SIZE(own));
+	if (!attr_new(&a, "stack-ctx", "p=100%"))
+		return;
+	a.stack_save = ctx_stack_save;
+	a.stack.depth = 8;
+	a.stack.require[0] = (struct dmf_range){ 0x9000, 0x9001 };
+	calls = shim_stack_calls;
+	/* with a context: the chain stack_save reports, not the caller's */
+	KTAP_EXPECT(dmf_should_fail_ctx(&a, 0, (void *)probed));
+	KTAP_EXPECT(ctx_stack_seen == probed);
+	KTAP_EXPECT_INT_EQ(ctx_stack_max, 8);
+	KTAP_EXPECT_INT_EQ(shim_stack_calls, calls);
+	KTAP_EXPECT(dmf_stack_allows(&a, (void *)probed));
+	/* without one: the caller's own chain, which misses the range */
+	KTAP_EXPECT(!dmf_should_fail(&a, 0));
+	KTAP_EXPECT_INT_EQ(shim_stack_calls, calls + 1);
+	/* the requested depth is capped at DMF_STACK_DEPTH_MAX */
+	a.stack.depth = 1000;
+	KTAP_EXPECT(dmf_stack_allows(&a, (void *)probed));
+	KTAP_EXPECT_INT_EQ(ctx_stack_max, DMF_STACK_DEPTH_MAX);
+	a.stack.reject[0] = (struct dmf_range){ 0x8000, 0x8001 };
+	KTAP_EXPECT(!dmf_should_fail_ctx(&a, 0, (void *)probed));
+	dmf_attr_destroy(&a);
+}
+
 static void test_stack_filter(void)
 {
 	static const unsigned long stack[] = { 0x1000, 0x2000, 0x3000, 0x4000 };
@@ -1589,7 +1637,7 @@ static void test_stack_filter(void)
 			KTAP_EXPECT_INT_EQ(shim_stack_last_skip, 1);
 		}
 		/* the exported step agrees with the decision */
-		ktap_check(dmf_stack_allows(&a) == t[i].fails, "case %zu: dmf_stack_allows", i);
+		ktap_check(dmf_stack_allows(&a, NULL) == t[i].fails, "case %zu: dmf_stack_allows", i);
 		/* a call the filter stops costs nothing but the evaluation */
 		if (!f) {
 			counters_are(&a, 1, 0, 0);
@@ -1748,6 +1796,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_fail_nth),
 	KTAP_CASE(test_task_ops_rcu),
 	KTAP_CASE(test_stack_filter),
+	KTAP_CASE(test_stack_save_ctx),
 	KTAP_CASE(test_verbose_log),
 	KTAP_CASE(test_shim_kstrtox),
 	KTAP_CASE(test_no_leaks),
