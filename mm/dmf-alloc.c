@@ -14,8 +14,9 @@
  * Each hook (failslab, fail_page_alloc) applies its domain filters (gfp,
  * order, slab cache) and then asks the engine, which does probability,
  * interval, times, space, the task filter, fail-nth and the stack filter.
- * The kprobes are registered only while a hook is armed: probability not
- * zero, or a fail-nth count pending.  Knobs live in debugfs, see
+ * The kprobes are registered disabled at load and enabled only while a
+ * hook is armed (probability not zero, or a fail-nth count pending): a
+ * disarmed hook leaves no breakpoint in the text.  Knobs live in debugfs, see
  * Documentation/fault-injection/dm-fault-allocators.rst.
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt

@@ -99,7 +99,7 @@ struct dmf_hook {
 	unsigned long reject_start, reject_end;
 	struct dmf_names *lists[DMF_NR_LISTS];
 
-	/* probe points: chosen at load, registered while armed */
+	/* probe points: chosen and registered (disabled) at load, enabled while armed */
 	struct dmf_probe probes[16];
 	struct kprobe *kps[16];
 	unsigned int nr_probes;
