@@ -195,11 +195,7 @@ static int fault_insert(struct fault_c *fc, struct dmf_rule *rule, unsigned int 
 		*error = "Too many rules";
 		return -E2BIG;
 	}
-	if (!rule->cfg.id) {
-		while (fault_id_used(old, fc->next_id))
-			fc->next_id++;
-		rule->cfg.id = fc->next_id++;
-	} else if (fault_id_used(old, rule->cfg.id)) {
+	if (rule->cfg.id && fault_id_used(old, rule->cfg.id)) {
 		*error = "Rule id already in use";
 		return -EEXIST;
 	}
@@ -207,6 +203,12 @@ static int fault_insert(struct fault_c *fc, struct dmf_rule *rule, unsigned int 
 	if (!set) {
 		*error = "Cannot allocate rule set";
 		return -ENOMEM;
+	}
+	/* only now: a failed add leaves the next id unused */
+	if (!rule->cfg.id) {
+		while (fault_id_used(old, fc->next_id))
+			fc->next_id++;
+		rule->cfg.id = fc->next_id++;
 	}
 	for (i = 0, j = 0; i <= nr; i++)
 		set->rules[i] = i == pos ? rule : old->rules[j++];

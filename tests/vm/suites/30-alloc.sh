@@ -492,6 +492,11 @@ sweep_message_cleanup() {
 	nr=$($DMSETUP message dmfa-sw 0 rule list | wc -l)
 	# the rule from the table, plus the new one if the message succeeded
 	[ "$nr" -eq $((src == 0 ? 2 : 1)) ] || { echo "# step $n: $nr rules"; return 1; }
+	# a failed add uses up no rule id: the next add still gets id 2
+	if [ "$src" -ne 0 ]; then
+		id=$($DMSETUP message dmfa-sw 0 rule add drop:op=write,p=1/2)
+		[ "$id" = 2 ] || { echo "# step $n: the add after a failed one got id $id"; return 1; }
+	fi
 	$DMSETUP remove dmfa-sw
 }
 sweep message "$DMSETUP create dmfa-sw --table '$TABLE'" sweep_message_cleanup \
