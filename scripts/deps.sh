@@ -8,11 +8,11 @@
 # usage: scripts/deps.sh [build|check|lint|bench|all]
 set -eu
 
-base="make gcc libc6-dev kmod cpio xz-utils zstd python3
+base="make gcc libc6-dev kmod cpio xz-utils zstd
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	libdevmapper-dev dmsetup"
-vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux"
+vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux jq python3"
 lint="sparse linux-source-6.1 perl"
 fuzz="clang libclang-rt-14-dev"
 bench="gnuplot-nox valgrind"
