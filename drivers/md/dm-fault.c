@@ -410,7 +410,7 @@ bad:
 	return r;
 }
 
-static void fault_emit_op_stats(struct fault_c *fc, struct dmf_op_stats *sum)
+static void fault_sum_op_stats(struct fault_c *fc, struct dmf_op_stats *sum)
 {
 	int cpu, op;
 
@@ -431,12 +431,10 @@ static void fault_emit_op_stats(struct fault_c *fc, struct dmf_op_stats *sum)
 /* Bios no rule looked at since the counters were last reset. */
 u64 dmf_bios_skipped(struct fault_c *fc)
 {
-	u64 sum = 0;
-	int cpu;
+	struct dmf_op_stats sum;
 
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(fc->stats, cpu)->bios_skipped);
-	return sum;
+	fault_sum_op_stats(fc, &sum);
+	return sum.bios_skipped;
 }
 
 static void fault_status(struct dm_target *ti, status_type_t type,
@@ -454,7 +452,7 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 	set = rcu_dereference(fc->rules);
 	switch (type) {
 	case STATUSTYPE_INFO:
-		fault_emit_op_stats(fc, &sum);
+		fault_sum_op_stats(fc, &sum);
 		DMEMIT("%u", DMF_NR_OPS);
 		for (op = 0; op < DMF_NR_OPS; op++)
 			DMEMIT(" %s:%llu:%llu:%llu:%llu", dmf_op_name(op), sum.bios[op],
@@ -501,7 +499,7 @@ static int fault_msg_stats(struct fault_c *fc, char *result, unsigned int maxlen
 	struct dmf_rule *rule;
 	int op;
 
-	fault_emit_op_stats(fc, &sum);
+	fault_sum_op_stats(fc, &sum);
 	DMEMIT("held %u\n", READ_ONCE(fc->nr_held));
 	for (op = 0; op < DMF_NR_OPS; op++)
 		DMEMIT("op %s bios=%llu bytes=%llu failed=%llu failed_bytes=%llu\n",

@@ -159,17 +159,22 @@ void dmf_held_stop(struct fault_c *fc);
 void dmf_held_start(struct fault_c *fc);
 
 /*
- * Could any rule of @set match this bio?  A flush without data matches
- * only rules without a sector range, which make the bounds the whole disk.
+ * Does a bio of @bytes at @sector touch sectors [@first, @last]?  A flush
+ * without data touches only the whole disk, a range of [0, U64_MAX].
  */
+static inline bool dmf_sectors_overlap(u64 first, u64 last, sector_t sector,
+				       unsigned int bytes)
+{
+	if (!bytes)
+		return !first && last == U64_MAX;
+	return sector <= last && sector + (bytes >> SECTOR_SHIFT) > first;
+}
+
+/* Could any rule of @set match this bio?  Its bounds cover all its rules'. */
 static inline bool dmf_ruleset_may_match(const struct dmf_ruleset *set, unsigned int opbits,
 					 sector_t sector, unsigned int bytes)
 {
-	if (!(set->opmask & opbits))
-		return false;
-	if (!bytes)
-		return !set->first && set->last == U64_MAX;
-	return sector <= set->last && sector + (bytes >> SECTOR_SHIFT) > set->first;
+	return (set->opmask & opbits) && dmf_sectors_overlap(set->first, set->last, sector, bytes);
 }
 
 /**
@@ -188,14 +193,9 @@ static inline bool dmf_rule_fires(struct dmf_rule *rule, unsigned int opbits,
 	const struct dmf_rule_cfg *cfg = &rule->cfg;
 
 	this_cpu_inc(*rule->seen);
-	if (!READ_ONCE(cfg->enabled) || !(cfg->opmask & opbits))
+	if (!READ_ONCE(cfg->enabled) || !(cfg->opmask & opbits) ||
+	    !dmf_sectors_overlap(cfg->first, cfg->last, sector, bytes))
 		return false;
-	if (bytes) {
-		if (sector > cfg->last || sector + (bytes >> SECTOR_SHIFT) <= cfg->first)
-			return false;
-	} else if (cfg->first || cfg->last != U64_MAX) {
-		return false;
-	}
 	if (bytes < cfg->min_bytes || bytes > cfg->max_bytes)
 		return false;
 	if (unlikely(cfg->after_s || cfg->down_s) && !dmf_rule_window_open(rule))
