@@ -480,6 +480,9 @@ static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size, void *ct
 	if (a->flags & (DMF_TASK_FILTER | DMF_USE_FAIL_NTH))
 		r = dmf_task_decides(a);
 	if (r == 1) {
+		/* fails whatever times says, but uses one up, as the kernel's */
+		if (a->times >= 0)
+			atomic64_dec_if_positive(&a->times_left);
 		this_cpu_inc(a->stats->injected);
 		dmf_log(a);
 		return true;
@@ -588,6 +591,29 @@ int dmf_attr_parse_kv(struct dmf_attr *a, const char *key, const char *val)
 EXPORT_SYMBOL_GPL(dmf_attr_parse_kv);
 
 /**
+ * dmf_attr_parse_kernel_interval - set interval as the kernel's knob does
+ * @a: the attribute
+ * @val: a decimal count; 0 is taken as 1, every call, as the kernel does
+ *
+ * dmf_attr_parse_kv() refuses "interval=0" in our own syntax; the
+ * kernel's debugfs file and boot parameter take it, so their stand-ins
+ * here do too.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int dmf_attr_parse_kernel_interval(struct dmf_attr *a, const char *val)
+{
+	u64 u;
+
+	if (kstrtou64(val, 10, &u))
+		return -EINVAL;
+	a->interval = max_t(u64, u, 1);
+	atomic64_set(&a->count, 0);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(dmf_attr_parse_kernel_interval);
+
+/**
  * dmf_attr_parse_legacy - parse "<interval>,<probability>,<space>,<times>"
  * @a: the attribute
  * @str: the kernel's fault-injection parameter string
@@ -615,7 +641,10 @@ int dmf_attr_parse_legacy(struct dmf_attr *a, const char *str)
 			return -EINVAL;
 		memcpy(field, s, n);
 		field[n] = '\0';
-		r = dmf_attr_parse_kv(&tmp, keys[i], field);
+		if (i == 0)
+			r = dmf_attr_parse_kernel_interval(&tmp, field);
+		else
+			r = dmf_attr_parse_kv(&tmp, keys[i], field);
 		if (r)
 			return r == -ENOENT ? -EINVAL : r;
 		s += n + 1;

@@ -91,7 +91,7 @@ static int dmf_interval_show(struct seq_file *m, struct dmf_hook *h, unsigned lo
 
 static int dmf_interval_store(struct dmf_hook *h, char *val, unsigned long arg)
 {
-	return dmf_attr_parse_kv(&h->attr, "interval", val);
+	return dmf_attr_parse_kernel_interval(&h->attr, val);
 }
 
 /* times and space read back what is left, as the kernel's atomic_t does */

@@ -7,8 +7,11 @@
  * its name is found at load time on two kmalloc caches whose names are
  * known.  kallsyms_lookup_name() is not exported, and calling it through a
  * pointer would trip IBT where its ENDBR is sealed, so a symbol is looked
- * up the way register_kprobe() does it: the kprobe's address is filled in
- * before the address is checked, whether or not the probe can be placed.
+ * up by register_kprobe(), which fills in the kprobe's address before it
+ * checks it.  The probe asked for is one byte into the symbol, inside its
+ * first instruction (ENDBR or the ftrace call), so the registration is
+ * refused: no breakpoint is written and ftrace is not touched, which
+ * matters when the symbol is an allocator another CPU is running through.
  * Modules are found on the module list under RCU, and a module notifier
  * keeps the ranges right as modules come and go.
  */
@@ -121,17 +124,35 @@ struct kmem_cache *dmf_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets
 }
 
 /*
- * The address of @name ("symbol" or "module:symbol"), 0 if there is none.
- * For a function this may be past its ENDBR: dmf_symbol_range() rounds it
- * down to the start.
+ * The start of symbol @name ("symbol" or "module:symbol"), 0 if there is
+ * none.  The kprobe is registered disabled in case the first instruction
+ * is a single byte: it is then placed but never armed, and taken down at
+ * once.  The answer is checked against kallsyms, since a symbol of one
+ * byte would have sent the probe into its neighbour.
  */
 static unsigned long dmf_lookup(const char *name)
 {
-	struct kprobe kp = { .symbol_name = name };
+	struct kprobe kp = {
+		.symbol_name = name,
+		.offset = 1,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	const char *colon = strrchr(name, ':');
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long addr;
+	size_t len;
 
 	if (!register_kprobe(&kp))
 		unregister_kprobe(&kp);
-	return (unsigned long)kp.addr;
+	if (!kp.addr)
+		return 0;
+	addr = (unsigned long)kp.addr - 1;
+	name = colon ? colon + 1 : name;
+	len = strlen(name);
+	sprint_symbol(buf, addr);
+	if (strncmp(buf, name, len) || strncmp(buf + len, "+0x0/", 5))
+		return 0;
+	return addr;
 }
 
 /* [start, end) of the symbol that contains @addr, from "sym+0x4/0x60". */
@@ -260,7 +281,7 @@ static unsigned int dmf_resolve_list(const struct dmf_names *n, bool symbols, bo
 int dmf_stack_resolve(struct dmf_hook *h, const struct module *going)
 {
 	struct dmf_stack_filter sf = { };
-	unsigned int nreq = 1, nrej = 1, i;
+	unsigned int nreq = 1, nrej = 1, depth = h->stack_depth, i;
 	bool on = false;
 
 	lockdep_assert_held(&dmf_alloc_lock);
@@ -289,6 +310,21 @@ int dmf_stack_resolve(struct dmf_hook *h, const struct module *going)
 				sf.reject, nrej);
 	for (i = 0; i < DMF_NR_LISTS; i++)
 		on |= !!h->lists[i];
+	/*
+	 * stacktrace-depth 0 looks at no frame, as in the kernel: a require
+	 * side then finds nothing and the hook fails nothing, a reject side
+	 * has nothing to refuse.  One frame checked against a range no
+	 * address is in says the first; the filter off, the second.
+	 */
+	if (on && !depth) {
+		bool req = nreq > 1 || sf.require[0].start < sf.require[0].end;
+
+		memset(&sf, 0, sizeof(sf));
+		sf.require[0].start = DMF_NEVER_START;
+		sf.require[0].end = DMF_NEVER_END;
+		on = req;
+		depth = 1;
+	}
 
 	/* turn off before changing the ranges, turn on after */
 	if (!on)
@@ -300,7 +336,7 @@ int dmf_stack_resolve(struct dmf_hook *h, const struct module *going)
 		WRITE_ONCE(h->attr.stack.reject[i].end, sf.reject[i].end);
 	}
 	if (on)
-		WRITE_ONCE(h->attr.stack.depth, h->stack_depth);
+		WRITE_ONCE(h->attr.stack.depth, depth);
 	return 0;
 }
 

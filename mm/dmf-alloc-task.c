@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
+#include <linux/irq_work.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -47,6 +48,25 @@ static void dmf_rearm(struct work_struct *work)
 }
 
 static DECLARE_WORK(dmf_rearm_work, dmf_rearm);
+
+static void dmf_rearm_queue(struct irq_work *w)
+{
+	queue_work(system_wq, &dmf_rearm_work);
+}
+
+static DEFINE_IRQ_WORK(dmf_rearm_irq, dmf_rearm_queue);
+
+/**
+ * dmf_rearm_soon - have the hooks re-armed or disarmed to match their state
+ *
+ * For the probe handler, which cannot take dmf_alloc_lock: when a
+ * fail-nth count fires or times runs out, the hook may have nothing left
+ * to do.  An irq_work, safe from the breakpoint handler, queues the work.
+ */
+void dmf_rearm_soon(void)
+{
+	irq_work_queue(&dmf_rearm_irq);
+}
 
 static bool dmf_task_marked(void)
 {
@@ -90,6 +110,8 @@ static int dmf_task_fail_nth(void)
 
 		if (left >= 0)
 			r = !left;
+		if (!left)
+			dmf_rearm_soon();
 	}
 	rcu_read_unlock();
 	return r;
@@ -198,26 +220,51 @@ static int dmf_mark(pid_t nr, bool mark)
 	return r;
 }
 
-/* "PID" marks (unmarks if !@mark), "-PID" unmarks; several separated by blanks. */
+/* Can dmf_mark(@nr, @mark) be done?  0, or the error it would give. */
+static int dmf_mark_check(pid_t nr, bool mark)
+{
+	struct task_struct *t = dmf_get_task(nr);
+	int r = 0;
+
+	if (!t)
+		return -ESRCH;
+	if (mark && (t->flags & PF_EXITING))
+		r = -ESRCH;
+	else if (!mark && xa_load(&dmf_marks, t->pid) != t)
+		r = -ENOENT;
+	put_task_struct(t);
+	return r;
+}
+
+/*
+ * "PID" marks (unmarks if !@mark), "-PID" unmarks; several separated by
+ * blanks or commas.  Every PID is checked before any is applied, so a bad
+ * one changes nothing (unless a task exits in between).
+ */
 int dmf_marks_store(char *val, bool mark)
 {
-	char *tok;
+	static const char sep[] = " \t\n,";
+	unsigned int pass;
+	const char *s;
+	char tok[16];
 	int pid, r;
 
-	while ((tok = strsep(&val, " \t\n,")) != NULL) {
-		bool m = mark;
+	for (pass = 0; pass < 2; pass++) {
+		for (s = val + strspn(val, sep); *s; s += strspn(s, sep)) {
+			size_t n = strcspn(s, sep);
+			bool m = mark && *s != '-';
 
-		if (!*tok)
-			continue;
-		if (*tok == '-') {
-			m = false;
-			tok++;
+			if (n >= sizeof(tok))
+				return -EINVAL;
+			memcpy(tok, s, n);
+			tok[n] = '\0';
+			s += n;
+			if (kstrtoint(tok + (*tok == '-'), 10, &pid) || pid <= 0)
+				return -EINVAL;
+			r = pass ? dmf_mark(pid, m) : dmf_mark_check(pid, m);
+			if (r)
+				return r;
 		}
-		if (kstrtoint(tok, 10, &pid) || pid <= 0)
-			return -EINVAL;
-		r = dmf_mark(pid, m);
-		if (r)
-			return r;
 	}
 	return 0;
 }
@@ -362,6 +409,8 @@ void dmf_task_stop(void)
 	tracepoint_probe_unregister(dmf_tp_fork, (void *)dmf_on_fork, NULL);
 	tracepoint_probe_unregister(dmf_tp_exit, (void *)dmf_on_exit, NULL);
 	tracepoint_synchronize_unregister();
+	/* the probe handlers that could queue it have finished (RCU) */
+	irq_work_sync(&dmf_rearm_irq);
 	cancel_work_sync(&dmf_rearm_work);
 }
 

@@ -210,7 +210,7 @@ static unsigned long dmf_fail_value(const struct dmf_probe_desc *d, struct pt_re
 }
 
 static void dmf_log(struct dmf_hook *h, const struct dmf_probe_desc *d,
-		    const struct dmf_call *c)
+		    const struct dmf_call *c, struct pt_regs *regs)
 {
 	unsigned int verbose = READ_ONCE(h->verbose);
 	const char *cache = "-";
@@ -229,8 +229,14 @@ static void dmf_log(struct dmf_hook *h, const struct dmf_probe_desc *d,
 			  h->name, d->symbol, c->order, &c->gfp,
 			  task_pid_nr(current), current->comm);
 	}
-	if (verbose > 1)
-		dump_stack();
+	if (verbose > 1) {
+		unsigned long chain[DMF_STACK_DEPTH_MAX];
+		unsigned int i, n = dmf_arch_stack(regs, chain, ARRAY_SIZE(chain));
+
+		/* the chain the stack filter sees, not the breakpoint's frames */
+		for (i = 0; i < n; i++)
+			pr_notice("  %s %pB\n", i ? "from" : "called by", (void *)chain[i]);
+	}
 }
 
 /*
@@ -265,7 +271,10 @@ static int dmf_probe_pre(struct kprobe *kp, struct pt_regs *regs)
 		return 0;
 	if (!dmf_should_fail_ctx(&h->attr, c.size, regs))
 		return 0;
-	dmf_log(h, d, &c);
+	/* the last of times: nothing more to do, disarm (as the kernel cannot) */
+	if (h->attr.times >= 0 && !atomic64_read(&h->attr.times_left))
+		dmf_rearm_soon();
+	dmf_log(h, d, &c, regs);
 	dmf_arch_fail(regs, dmf_fail_value(d, regs));
 	return 1;
 }
@@ -306,8 +315,8 @@ static bool dmf_probe_try(struct dmf_hook *h, const struct dmf_probe_desc *d)
 	 * (ftrace_set_filter_ip()) through the very functions being
 	 * unpatched, and with other CPUs allocating 6.1 live-locked there and
 	 * 6.12 oopsed on a stray int3.  A breakpoint on the next instruction
-	 * sees the same registers and stack; the ftrace site stays only for a
-	 * function whose next instruction cannot take a kprobe.
+	 * sees the same registers and stack; a function whose next
+	 * instruction cannot take a kprobe is not probed at all.
 	 */
 	if (kprobe_ftrace(&p->kp)) {
 		kprobe_opcode_t *past = dmf_arch_past_ftrace(p->kp.addr);
@@ -316,10 +325,9 @@ static bool dmf_probe_try(struct dmf_hook *h, const struct dmf_probe_desc *d)
 		p->addr = past;
 		dmf_probe_init(p);
 		if (register_kprobe(&p->kp)) {
-			p->addr = NULL;
-			dmf_probe_init(p);
-			if (register_kprobe(&p->kp))
-				return false;
+			pr_warn("%s: %s: no kprobe past its ftrace site, not probed\n",
+				h->name, d->symbol);
+			return false;
 		}
 	}
 	h->kps[h->nr_probes++] = &p->kp;
@@ -358,7 +366,8 @@ void dmf_show_probes(struct seq_file *m, struct dmf_hook *h)
  * dmf_hook_update - arm or disarm a hook to match its configuration
  * @h: the hook
  *
- * Armed while the probability is not zero or a fail-nth count is pending.
+ * Armed while a fail-nth count is pending, or the probability is not zero
+ * and times is not used up.
  * Arming enables the hook's kprobes (a breakpoint in each function),
  * disarming disables them: no breakpoint is left and nothing runs.  They
  * are not unregistered and registered again: each kprobe here sits in an
@@ -382,7 +391,8 @@ int dmf_hook_update(struct dmf_hook *h)
 		WRITE_ONCE(h->attr.flags, h->attr.flags | DMF_USE_FAIL_NTH);
 	else
 		WRITE_ONCE(h->attr.flags, h->attr.flags & ~DMF_USE_FAIL_NTH);
-	want = !dmf_exiting && (nth || !dmf_prob_is_zero(&h->attr.prob));
+	want = !dmf_exiting && (nth || (!dmf_prob_is_zero(&h->attr.prob) &&
+					atomic64_read(&h->attr.times_left)));
 	if (want == h->armed)
 		return 0;
 	if (want && !h->nr_probes)
@@ -414,7 +424,11 @@ void dmf_update_all(void)
 	mutex_unlock(&dmf_alloc_lock);
 }
 
-/* The kernel's defaults (lib/fault-inject.c, mm/failslab.c, mm/fail_page_alloc.c). */
+/*
+ * The kernel's defaults (lib/fault-inject.c, mm/failslab.c,
+ * mm/fail_page_alloc.c) but for verbose, 1 rather than 2, and the
+ * engine's log ratelimit: a fault is one line, not a stack dump each.
+ */
 static int dmf_hook_init(struct dmf_hook *h, const char *param)
 {
 	int r;

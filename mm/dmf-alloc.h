@@ -130,6 +130,7 @@ static inline void dmf_module_text(const struct module *mod, struct dmf_range *r
 
 /* dmf-alloc.c */
 int dmf_hook_update(struct dmf_hook *h);
+void dmf_rearm_soon(void);
 void dmf_update_all(void);
 void dmf_show_probes(struct seq_file *m, struct dmf_hook *h);
 

@@ -127,6 +127,7 @@ static inline bool dmf_prob_is_zero(const struct dmf_prob *p)
 int dmf_attr_set_seed(struct dmf_attr *a, u64 seed);
 int dmf_attr_parse_kv(struct dmf_attr *a, const char *key, const char *val);
 int dmf_attr_parse_legacy(struct dmf_attr *a, const char *str);
+int dmf_attr_parse_kernel_interval(struct dmf_attr *a, const char *val);
 int dmf_attr_format(const struct dmf_attr *a, char *buf, size_t len);
 
 int dmf_register_task_ops(const struct dmf_task_ops *ops);

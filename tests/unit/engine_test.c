@@ -695,6 +695,8 @@ static void test_parse_legacy_good(void)
 		{ "3,1/3,0,0", 3, 1, 3, 0, 0 },
 		{ "1,1e-6,0,5", 1, 1, 1000000, 0, 5 },
 		{ "+2,100,1\n,7\n", 2, 1, 1, 1, 7 },
+		/* the kernel takes interval 0 as 1 */
+		{ "0,5,0,1", 1, 1, 20, 0, 1 },
 		/* the longest field that fits: 47 characters */
 		{ "1,00000000000000000000000000000000000000000000005,0,1", 1, 1, 20, 0, 1 },
 	};
@@ -737,7 +739,7 @@ static void test_parse_legacy_bad(void)
 		int err;
 	} t[] = {
 		{ "1,5,0", -EINVAL }, { "1,5,0,-1,7", -EINVAL }, { ",,,", -EINVAL },
-		{ "1,5,-3,1", -EINVAL }, { "0,5,0,1", -EINVAL }, { "", -EINVAL },
+		{ "1,5,-3,1", -EINVAL }, { "-1,5,0,1", -EINVAL }, { "", -EINVAL },
 		{ "1,5,0,-2", -EINVAL }, { "1,abc,0,1", -EINVAL }, { "1,101,0,1", -ERANGE },
 		{ "1, 5,0,1", -EINVAL }, { "1,5,0,1,", -EINVAL }, { ",1,5,0,1", -EINVAL },
 		{ "1;5;0;1", -EINVAL }, { "1,5,0,", -EINVAL }, { "1,5,,1", -EINVAL },
@@ -762,6 +764,27 @@ static void test_parse_legacy_bad(void)
 			   t[i].in);
 		dmf_attr_destroy(&a);
 	}
+}
+
+/* Interval 0 in the kernel's syntax: taken as 1; refused in ours. */
+static void test_kernel_interval_zero(void)
+{
+	struct dmf_attr a;
+
+	if (!attr_new(&a, "i0", "p=1/7,interval=9"))
+		return;
+	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "interval", "0"), -EINVAL);
+	KTAP_EXPECT_INT_EQ(a.interval, 9);
+	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kernel_interval(&a, "x"), -EINVAL);
+	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kernel_interval(&a, "-1"), -EINVAL);
+	KTAP_EXPECT_INT_EQ(a.interval, 9);
+	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kernel_interval(&a, "0"), 0);
+	KTAP_EXPECT_INT_EQ(a.interval, 1);
+	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "p", "100"), 0);
+	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 1), 10);
+	KTAP_EXPECT_INT_EQ(dmf_attr_parse_legacy(&a, "0,100,0,-1"), 0);
+	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 1), 10);
+	dmf_attr_destroy(&a);
 }
 
 /* dmf_attr_format() */
@@ -1433,6 +1456,16 @@ static void test_fail_nth(void)
 	counters_are(&a, 10, 10, 10);
 	memset(&a.stack, 0, sizeof(a.stack));
 
+	/* a fail-nth fault uses up one of times, never below 0, as the kernel's */
+	dmf_attr_parse_kv(&a, "times", "3");
+	KTAP_EXPECT_INT_EQ(run_calls(&a, 2, 0), 2);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 1);
+	KTAP_EXPECT_INT_EQ(run_calls(&a, 3, 0), 3);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 0);
+	dmf_attr_parse_kv(&a, "times", "-1");
+	KTAP_EXPECT_INT_EQ(run_calls(&a, 3, 0), 3);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), -1);
+
 	/* 0: armed but not due, pass even at p = 100% */
 	dmf_attr_parse_kv(&a, "p", "100");
 	dmf_attr_parse_kv(&a, "times", "-1");
@@ -1778,6 +1811,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_parse_kv_values),
 	KTAP_CASE(test_parse_legacy_good),
 	KTAP_CASE(test_parse_legacy_bad),
+	KTAP_CASE(test_kernel_interval_zero),
 	KTAP_CASE(test_attr_format),
 	KTAP_CASE(test_attr_format_roundtrip),
 	KTAP_CASE(test_reproducible),

@@ -161,6 +161,26 @@ else
 	ok "probability 101 and abc are refused"
 fi
 put $SL/probability 0
+put $SL/interval 5
+expect "interval 0 is taken, as 1 (the kernel's reading)" "taken 1" \
+	"$(echo 0 > $SL/interval 2> /dev/null && echo taken || echo refused) $(cat $SL/interval)"
+sleep 60 &
+sp=$!
+if echo "$sp 999999" > $D/mark 2> /dev/null || echo "$sp x" > $D/mark 2> /dev/null; then
+	fail "a mark list with a bad PID is refused"
+else
+	expect "a mark list with a bad PID is refused whole: the good one is not marked" \
+		"" "$(grep -x "$sp" $D/mark)"
+fi
+put $D/mark $sp
+if echo "$sp 999999" > $D/unmark 2> /dev/null; then
+	fail "an unmark list with a bad PID is refused"
+else
+	expect "an unmark list with a bad PID is refused whole: the good one stays marked" \
+		"$sp" "$(grep -x "$sp" $D/mark)"
+fi
+kill $sp
+wait $sp 2> /dev/null
 
 # --- a marked shell command gets ENOMEM, nothing else does -------------------
 
@@ -196,6 +216,20 @@ expect "marked shell: each failure is ENOMEM from open(2)" "3" "$seen"
 expect "counters agree: injected == failures seen" "$seen" \
 	"$(($(counter $SL injected) - inj0))"
 expect "times counts down to 0" "0" "$(cat $SL/times)"
+# armed_wait HOOKDIR STATE: the hook reaches STATE within 5 s (the
+# handler disarms through a work item); prints the state it ends in
+armed_wait() {
+	local i
+
+	for ((i = 0; i < 50; i++)); do
+		[ "$(armed $1)" = "$2" ] && break
+		sleep 0.1
+	done
+	armed $1
+}
+expect "times used up: the hook disarms itself" "off" "$(armed_wait $SL off)"
+put $SL/times 1
+expect "times written again: armed again" "armed" "$(armed $SL)"
 c=$(cat $SL/counters | awk '{print $2}' | paste -sd' ')
 read -r cs ce cp ci <<< "$c"
 if [ "$cs" -ge "$ce" ] && [ "$ce" -ge "$cp" ] && [ "$cp" -ge "$ci" ] && [ "$ci" -ge 3 ]; then
@@ -362,11 +396,59 @@ put $SL/reject-symbol do_mkdirat
 sys 1 0 "creat:$W/y3" "mkdir:$W/y4"
 expect "reject-symbol=do_mkdirat: creat fails, mkdir passes" "$ENOMEM 0" "$errs"
 put $SL/reject-symbol ""
+put $SL/stacktrace-depth 0
+put $SL/require-symbol do_mkdirat
+sys 1 0 "creat:$W/y6" "mkdir:$W/y7"
+a="$errs"
+put $SL/require-symbol ""
+put $SL/reject-symbol do_mkdirat
+sys 1 0 "creat:$W/y8" "mkdir:$W/y9"
+expect "stacktrace-depth 0, as the kernel: a require fails nothing, a reject refuses nothing" \
+	"0 0|$ENOMEM $ENOMEM" "$a|$errs"
+put $SL/reject-symbol ""
+put $SL/stacktrace-depth 32
 put $SL/cache-filter ""
 put $SL/require-start 1
 put $SL/require-end 1
 sys 1 0 "creat:$W/y5"
 expect "require-start/end with an empty range: nothing in scope" "0" "$errs"
+
+# Naming the allocators themselves while the hooks are armed and other
+# tasks allocate: resolving a name must not place a probe on it (this
+# crashed 6.12 and soft-locked 6.1 when it did).
+reset
+for h in $SL $PG; do
+	put $h/task-filter Y
+	put $h/probability 100
+done
+names=$(awk '{print $1}' $SL/probes $PG/probes)
+for f in __kmalloc __kmalloc_noprof kmem_cache_alloc kmem_cache_alloc_noprof; do
+	grep -qE " $f\$" /proc/kallsyms && names+=" $f"
+done
+names=$(echo $names | tr ' ' '\n' | sort -u | paste -sd' ')
+l0=$(dmesg_lines)
+# the load: a shell creating a file over and over, no exec in the loop
+"$W/busybox" sh -c "while :; do : > $W/load; done" &
+bg=$!
+refused=0
+for i in 1 2 3; do
+	for f in $names; do
+		for k in require-symbol reject-symbol; do
+			echo "$f" > $SL/$k 2> /dev/null || refused=$((refused + 1))
+			echo "$f" > $PG/$k 2> /dev/null || refused=$((refused + 1))
+		done
+		last=$(cat $SL/require-symbol)
+		for k in require-symbol reject-symbol; do
+			put $SL/$k ""
+			put $PG/$k ""
+		done
+	done
+done
+kill $bg
+wait $bg 2> /dev/null
+expect "naming each allocator ($names) 3 times while armed under load: all taken, no kernel trouble" \
+	"0 ${names##* }|" "$refused $last|$(kernel_trouble $l0)"
+expect "... and the hooks stayed armed" "armed armed" "$(armed $SL) $(armed $PG)"
 
 # require-module for a module that is not loaded yet: resolved when it loads
 reset
@@ -409,6 +491,38 @@ else
 fi
 put $D/fail-nth "-$spid"
 expect "fail-nth -PID drops the entry" "" "$(cat $D/fail-nth)"
+
+# a count that fires disarms the hooks while its task lives on
+rm -f $W/ready $W/fifo $W/fifo2 $W/done
+mkfifo $W/fifo $W/fifo2
+"$W/busybox" sh -c ": > $W/ready; read x < $W/fifo
+	for i in 1 2 3 4 5; do echo x > $W/nf\$i && echo ok || echo fail; done
+	echo > $W/done; read x < $W/fifo2" > $W/out 2>&1 &
+pid=$!
+for ((i = 0; i < 300; i++)); do [ -e $W/ready ] && break; sleep 0.1; done
+put $D/fail-nth "$pid 2"
+a=$(armed $SL)
+echo go > $W/fifo
+for ((i = 0; i < 300; i++)); do [ -e $W/done ] && break; sleep 0.1; done
+expect "fail-nth 2 in a live shell: the second creat fails; armed, then off once it fired" \
+	"ok fail ok ok ok|armed|off|0" \
+	"$(grep -E '^(ok|fail)$' $W/out | paste -sd' ')|$a|$(armed_wait $SL off)|$(nth_left $pid)"
+kill $pid 2> /dev/null
+wait $pid 2> /dev/null
+put $D/fail-nth "-$pid"
+
+put $SL/verbose 2
+l0=$(dmesg_lines)
+sys 0 1 "creat:$W/v1"
+if dmesg | tail -n +"$((l0 + 1))" | grep -qE "dmf_alloc: +(called by|from) getname"; then
+	ok "verbose=2 prints the call chain from the allocator's caller (getname)"
+	dmesg | tail -n +"$((l0 + 1))" | grep -E "FAULT_INJECTION|dmf_alloc: +(called by|from)" |
+		head -n 5 | sed 's/^/# /'
+else
+	fail "verbose=2 prints the call chain" "$(dmesg | tail -n +"$((l0 + 1))" | head -n 12)"
+fi
+put $D/fail-nth "-$spid"
+put $SL/verbose 0
 expect "no count pending and probability 0: the hooks disarm" "off off" \
 	"$(armed $SL) $(armed $PG)"
 sys 0 10 "creat:$W/n6" "creat:$W/n7" "creat:$W/n8" "creat:$W/n9" "creat:$W/n10"
@@ -551,12 +665,13 @@ expect "100 arms counted, both hooks off" "arms=$(( ${a0#arms=} + 100 )) off off
 reset
 ko="$BUILD/dmf_alloc.ko"
 if "$top/tests/vm/unload" dmf_alloc; then
-	insmod "$ko" failslab=2,1/1000000000,0,0 fail_page_alloc=1,5,4096,0
-	expect "failslab=2,1/1000000000,0,0: interval, probability, space, times" \
-		"2 0.0000001% 0 0 armed" \
+	insmod "$ko" failslab=2,1/1000000000,0,-1 fail_page_alloc=0,5,4096,0
+	expect "failslab=2,1/1000000000,0,-1: interval, probability, space, times; armed" \
+		"2 0.0000001% 0 -1 armed" \
 		"$(cat $SL/interval) $(cat $SL/probability) $(cat $SL/space) $(cat $SL/times) $(armed $SL)"
-	expect "fail_page_alloc=1,5,4096,0: 5 is 5%" "1 5% 4096 0" \
-		"$(cat $PG/interval) $(cat $PG/probability) $(cat $PG/space) $(cat $PG/times)"
+	expect "fail_page_alloc=0,5,4096,0: 5 is 5%, interval 0 is 1; times 0: not armed" \
+		"1 5% 4096 0 off" \
+		"$(cat $PG/interval) $(cat $PG/probability) $(cat $PG/space) $(cat $PG/times) $(armed $PG)"
 	rmmod dmf_alloc
 	if insmod "$ko" failslab=1,2,3 2>/dev/null; then
 		fail "failslab=1,2,3 (three fields) is refused"
