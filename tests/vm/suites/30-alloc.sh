@@ -250,14 +250,20 @@ expect "mark inherited: a child forked after marking fails too" "$ENOMEM $ENOMEM
 sys 0 0 "fork:$W/c3" "creat:$W/c4"
 expect "unmarked: the same child and parent succeed" "0 0" "$errs"
 expect "no mark left after the marked tasks exited" "" "$(cat $D/mark)"
+# Disarmed first: a child marked before its exec is done would have its
+# exec failed (names_cache at 100 %), as it should.
+put $SL/probability 0
 sleep 30 &
 pid=$!
 put $D/mark $pid
+m1=$(cat $D/mark)
 put $D/mark "-$pid"
 a=$(cat $D/mark)
 put $D/mark $pid
+m2=$(cat $D/mark)
 put $D/unmark $pid
-expect "unmark by -PID and by the unmark file" " " "$a $(cat $D/mark)"
+expect "mark, unmark by -PID, mark, unmark by the unmark file" "$pid||$pid|" \
+	"$m1|$a|$m2|$(cat $D/mark)"
 if echo 4000000 > $D/mark 2>/dev/null; then
 	fail "marking a pid that does not exist is refused"
 else
