@@ -9,6 +9,10 @@
 # of 6 crashed at 41 s, round 1 at 20 s on a second run; with the hook
 # disarmed by its probability knob before each rmmod ("disarm") all 6
 # rounds ran clean, and so did the armed script with one vCPU (--cpus 1).
+# An msleep(500) between the disarm and the unregistering in
+# dmf_alloc_exit() did not help: round 2 crashed, at __alloc_pages_noprof
+# +0x9, a page-hook probe last armed by the previous module instance.  The
+# oops's Code: line shows the original byte at +0x9 each time.
 #
 # usage: tests/vm/run --kernel 6.12.117+deb12-amd64 --mem 2048 -- \
 #            tests/vm/repro/alloc-armed-rmmod.sh [disarm]
