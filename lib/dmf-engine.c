@@ -460,12 +460,13 @@ static __always_inline bool dmf_due(struct dmf_attr *a)
 }
 
 /*
- * Claim times and inject.  Out of line, like the filters below, so that a
- * decision that does not fail touches no callee-saved register.
+ * Claim one of times and inject; @forced (a fail-nth count that came due)
+ * injects even with none left.  Out of line, like the filters below, so
+ * that a decision that does not fail touches no callee-saved register.
  */
-static noinline bool dmf_fire(struct dmf_attr *a)
+static noinline bool dmf_fire(struct dmf_attr *a, bool forced)
 {
-	if (a->times >= 0 && atomic64_dec_if_positive(&a->times_left) < 0)
+	if (a->times >= 0 && atomic64_dec_if_positive(&a->times_left) < 0 && !forced)
 		return false;
 	this_cpu_inc(a->stats->injected);
 	dmf_log(a);
@@ -479,14 +480,9 @@ static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size, void *ct
 
 	if (a->flags & (DMF_TASK_FILTER | DMF_USE_FAIL_NTH))
 		r = dmf_task_decides(a);
-	if (r == 1) {
-		/* fails whatever times says, but uses one up, as the kernel's */
-		if (a->times >= 0)
-			atomic64_dec_if_positive(&a->times_left);
-		this_cpu_inc(a->stats->injected);
-		dmf_log(a);
-		return true;
-	}
+	/* fail-nth fails whatever times says, but uses one up, as the kernel's */
+	if (r == 1)
+		return dmf_fire(a, true);
 	if (!r || dmf_prob_is_zero(&a->prob) || !dmf_stack_allows(a, ctx) ||
 	    !atomic64_read(&a->times_left)) {
 		this_cpu_inc(a->stats->filtered);
@@ -494,7 +490,7 @@ static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size, void *ct
 	}
 	if (a->space && dmf_space_consumed(a, size))
 		return false;
-	return dmf_due(a) && dmf_fire(a);
+	return dmf_due(a) && dmf_fire(a, false);
 }
 
 /**
@@ -519,7 +515,7 @@ bool dmf_should_fail_ctx(struct dmf_attr *a, u64 size, void *ctx)
 		this_cpu_inc(a->stats->filtered);
 		return false;
 	}
-	return dmf_due(a) && dmf_fire(a);
+	return dmf_due(a) && dmf_fire(a, false);
 }
 EXPORT_SYMBOL_GPL(dmf_should_fail_ctx);
 
@@ -625,26 +621,33 @@ EXPORT_SYMBOL_GPL(dmf_attr_parse_kernel_interval);
  */
 int dmf_attr_parse_legacy(struct dmf_attr *a, const char *str)
 {
-	static const char * const keys[] = { "interval", "p", "space", "times" };
+	/* a field without a parser of its own is parsed as key=value */
+	static const struct {
+		const char *key;
+		int (*parse)(struct dmf_attr *a, const char *val);
+	} fields[] = {
+		{ "interval", dmf_attr_parse_kernel_interval },
+		{ "p", NULL }, { "space", NULL }, { "times", NULL },
+	};
 	struct dmf_attr tmp = *a;
 	char field[48];
 	const char *s = str;
 	unsigned int i;
 	int r;
 
-	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
 		const char *end = strchr(s, ',');
-		const bool last = i == ARRAY_SIZE(keys) - 1;
+		const bool last = i == ARRAY_SIZE(fields) - 1;
 		size_t n = end ? (size_t)(end - s) : strlen(s);
 
 		if (!!end == last || !n || n >= sizeof(field))
 			return -EINVAL;
 		memcpy(field, s, n);
 		field[n] = '\0';
-		if (i == 0)
-			r = dmf_attr_parse_kernel_interval(&tmp, field);
+		if (fields[i].parse)
+			r = fields[i].parse(&tmp, field);
 		else
-			r = dmf_attr_parse_kv(&tmp, keys[i], field);
+			r = dmf_attr_parse_kv(&tmp, fields[i].key, field);
 		if (r)
 			return r == -ENOENT ? -EINVAL : r;
 		s += n + 1;

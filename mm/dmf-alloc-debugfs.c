@@ -343,6 +343,19 @@ static int dmf_counters_show(struct seq_file *m, struct dmf_hook *h, unsigned lo
 	return 0;
 }
 
+/* "0" zeroes them; a call already past a counter may still add to it. */
+static int dmf_counters_store(struct dmf_hook *h, char *val, unsigned long arg)
+{
+	int cpu;
+
+	if (strcmp(val, "0"))
+		return -EINVAL;
+	dmf_attr_clear_counters(&h->attr);
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(*per_cpu_ptr(h->seen, cpu), 0);
+	return 0;
+}
+
 static int dmf_probes_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
 {
 	dmf_show_probes(m, h);
@@ -405,7 +418,7 @@ static const struct dmf_knob dmf_knobs[] = {
 	DMF_KNOB("min-order", 0600, DMF_PAGE, min_order),
 	DMF_KNOB("cache-filter", 0600, DMF_SLAB, cache_filter),
 	DMF_KNOB("seed", 0600, DMF_BOTH, seed),
-	DMF_RO("counters", DMF_BOTH, counters),
+	DMF_KNOB("counters", 0600, DMF_BOTH, counters),
 	DMF_RO("probes", DMF_BOTH, probes),
 	DMF_KNOB("mark", 0600, DMF_TOP, mark),
 	{ .name = "unmark", .mode = 0200, .hooks = DMF_TOP, .store = dmf_unmark_store },

@@ -192,7 +192,14 @@ static struct task_struct *dmf_get_task(pid_t nr)
 	return t;
 }
 
-static int dmf_mark(pid_t nr, bool mark)
+/*
+ * Mark the task of pid @nr (unmark it if !@mark); if !@apply, only say
+ * whether that would succeed.
+ *
+ * Return: 0; -ESRCH for no such task or one exiting (mark), -ENOENT for
+ * a task not marked (unmark), or the xarray's error.
+ */
+static int dmf_mark(pid_t nr, bool mark, bool apply)
 {
 	struct task_struct *t = dmf_get_task(nr);
 	void *old;
@@ -202,11 +209,13 @@ static int dmf_mark(pid_t nr, bool mark)
 		return -ESRCH;
 	xa_lock(&dmf_marks);
 	if (!mark) {
-		if (__xa_cmpxchg(&dmf_marks, t->pid, t, NULL, 0) != t)
+		if (xa_load(&dmf_marks, t->pid) != t)
 			r = -ENOENT;
+		else if (apply)
+			__xa_erase(&dmf_marks, t->pid);
 	} else if (t->flags & PF_EXITING) {
 		r = -ESRCH;
-	} else {
+	} else if (apply) {
 		old = __xa_store(&dmf_marks, t->pid, t, GFP_KERNEL);
 		r = xa_err(old);
 		/* __xa_store() may drop the lock to allocate: exiting now? */
@@ -216,22 +225,6 @@ static int dmf_mark(pid_t nr, bool mark)
 		}
 	}
 	xa_unlock(&dmf_marks);
-	put_task_struct(t);
-	return r;
-}
-
-/* Can dmf_mark(@nr, @mark) be done?  0, or the error it would give. */
-static int dmf_mark_check(pid_t nr, bool mark)
-{
-	struct task_struct *t = dmf_get_task(nr);
-	int r = 0;
-
-	if (!t)
-		return -ESRCH;
-	if (mark && (t->flags & PF_EXITING))
-		r = -ESRCH;
-	else if (!mark && xa_load(&dmf_marks, t->pid) != t)
-		r = -ENOENT;
 	put_task_struct(t);
 	return r;
 }
@@ -261,7 +254,7 @@ int dmf_marks_store(char *val, bool mark)
 			s += n;
 			if (kstrtoint(tok + (*tok == '-'), 10, &pid) || pid <= 0)
 				return -EINVAL;
-			r = pass ? dmf_mark(pid, m) : dmf_mark_check(pid, m);
+			r = dmf_mark(pid, m, pass);
 			if (r)
 				return r;
 		}

@@ -313,10 +313,10 @@ static bool dmf_probe_try(struct dmf_hook *h, const struct dmf_probe_desc *d)
 	/*
 	 * Not on the ftrace call site: disarming an ftrace kprobe allocates
 	 * (ftrace_set_filter_ip()) through the very functions being
-	 * unpatched, and with other CPUs allocating 6.1 live-locked there and
-	 * 6.12 oopsed on a stray int3.  A breakpoint on the next instruction
-	 * sees the same registers and stack; a function whose next
-	 * instruction cannot take a kprobe is not probed at all.
+	 * unpatched, and with other CPUs allocating 6.1 live-locked there.
+	 * A breakpoint on the next instruction sees the same registers and
+	 * stack; a function whose next instruction cannot take a kprobe is
+	 * not probed at all.
 	 */
 	if (kprobe_ftrace(&p->kp)) {
 		kprobe_opcode_t *past = dmf_arch_past_ftrace(p->kp.addr);
@@ -370,10 +370,8 @@ void dmf_show_probes(struct seq_file *m, struct dmf_hook *h)
  * and times is not used up.
  * Arming enables the hook's kprobes (a breakpoint in each function),
  * disarming disables them: no breakpoint is left and nothing runs.  They
- * are not unregistered and registered again: each kprobe here sits in an
- * optprobe aggregate whose release is deferred to the optimizer, and
- * re-registering at that address while it was pending oopsed 6.12 on an
- * unclaimed int3.
+ * are not unregistered and registered again, which would cost an
+ * instruction slot, an optprobe aggregate and a hash insert each time.
  *
  * Caller holds dmf_alloc_lock.
  *

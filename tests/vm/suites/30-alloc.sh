@@ -239,6 +239,16 @@ else
 fi
 expect "the mark is gone when the task exits" "" "$(cat $D/mark)"
 
+# counters: writing 0 zeroes them, any other write is refused and changes
+# nothing (the hook is disarmed here, so nothing counts in between)
+put $SL/probability 0
+c1=$(awk '{print $2}' $SL/counters | paste -sd' ')
+w=$(for v in 1 -1 00 zero; do echo "$v" > $SL/counters 2> /dev/null && echo -n "$v "; done)
+expect "counters: 1, -1, 00, zero are refused and change nothing" " $c1" "$w $(awk '{print $2}' $SL/counters | paste -sd' ')"
+put $SL/counters 0
+expect "counters: 0 zeroes seen, evaluated, passed, injected (were $c1)" "0 0 0 0" \
+	"$(awk '{print $2}' $SL/counters | paste -sd' ')"
+
 # --- marks: inheritance, unmark ----------------------------------------------
 
 reset
