@@ -8,6 +8,13 @@
 # under fio, then deleted.  If the guest oopses with "Oops: int3" at one
 # of these addresses, the stray int3 is not dm-fault's.
 #
+# Seen (QEMU 7.2, two vCPUs, one host thread each): 6.12 "Oops: int3" at
+# __schedule+0x339 in round 3 and in round 6; 6.1 hung in round 3 and in
+# round 1 (two runs), one vCPU looping __schedule+0x1bc -> exc_int3 ->
+# back (a stale int3 QEMU keeps executing after the byte was restored),
+# the other in smp_call_function_many_cond().  With --one-thread: 10
+# rounds clean.
+#
 # usage: tests/vm/run --kernel K --mem 2048 [--one-thread] -- \
 #            tests/vm/repro/kprobe-events-int3.sh [ROUNDS]
 . "$(dirname "$0")/../lib.sh"
