@@ -286,6 +286,9 @@ else
 	fi
 	expect "run --nth-sweep leaves no fail-nth entry" "" \
 		"$(grep -v exited /sys/kernel/debug/dm-fault/fail-nth)"
+	check "alloc set counters=0 (both hooks)" dmfault alloc set --slab --page counters=0
+	expect "alloc set counters=0: every counter of both hooks reads 0" "0" \
+		"$(cat /sys/kernel/debug/dm-fault/{failslab,fail_page_alloc}/counters | awk '{print $2}' | sort -u)"
 	rm -f /dev/shm/busybox
 fi
 
