@@ -17,7 +17,7 @@
 # with no dm-fault module (the kernel's kprobe events) and oopsed the same
 # way on 6.12 in two of two multi-threaded runs, clean on one thread.
 #
-# usage: tests/vm/run --kernel "$(ls /lib/modules | grep ^6.12)" --mem 2048 -- \
+# usage: tests/vm/run --kernel "$(ls /lib/modules | grep ^6.12)" --mem 2048 --multi-thread -- \
 #            tests/vm/repro/alloc-armed-rmmod.sh [disarm]
 . "$(dirname "$0")/../lib.sh"
 ktap_begin armed-rmmod

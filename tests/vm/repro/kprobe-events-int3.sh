@@ -15,7 +15,7 @@
 # the other in smp_call_function_many_cond().  With --one-thread: 10
 # rounds clean.
 #
-# usage: tests/vm/run --kernel K --mem 2048 [--one-thread] -- \
+# usage: tests/vm/run --kernel K --mem 2048 --multi-thread -- \
 #            tests/vm/repro/kprobe-events-int3.sh [ROUNDS]
 . "$(dirname "$0")/../lib.sh"
 ktap_begin kprobe-events-int3
