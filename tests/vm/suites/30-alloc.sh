@@ -73,6 +73,10 @@ counter() {	# counter HOOKDIR NAME
 	awk -v k="$2" '$1 == k {print $2}' "$1/counters"
 }
 
+counters() {	# counters HOOKDIR: "SEEN EVALUATED PASSED INJECTED"
+	awk '{print $2}' "$1/counters" | paste -sd' '
+}
+
 # sys MARK NTH OP... [-- PROG ARGS]: run the helper held at a fifo until
 # it is marked (MARK=1) and/or given fail-nth NTH (> 0).  Sets spid (its
 # pid), src (its exit status) and errs (the errno of each OP, in order).
@@ -230,7 +234,7 @@ armed_wait() {
 expect "times used up: the hook disarms itself" "off" "$(armed_wait $SL off)"
 put $SL/times 1
 expect "times written again: armed again" "armed" "$(armed $SL)"
-c=$(cat $SL/counters | awk '{print $2}' | paste -sd' ')
+c=$(counters $SL)
 read -r cs ce cp ci <<< "$c"
 if [ "$cs" -ge "$ce" ] && [ "$ce" -ge "$cp" ] && [ "$cp" -ge "$ci" ] && [ "$ci" -ge 3 ]; then
 	ok "counters: seen >= evaluated >= passed >= injected ($c)"
@@ -242,12 +246,11 @@ expect "the mark is gone when the task exits" "" "$(cat $D/mark)"
 # counters: writing 0 zeroes them, any other write is refused and changes
 # nothing (the hook is disarmed here, so nothing counts in between)
 put $SL/probability 0
-c1=$(awk '{print $2}' $SL/counters | paste -sd' ')
+c1=$(counters $SL)
 w=$(for v in 1 -1 00 zero; do echo "$v" > $SL/counters 2> /dev/null && echo -n "$v "; done)
-expect "counters: 1, -1, 00, zero are refused and change nothing" " $c1" "$w $(awk '{print $2}' $SL/counters | paste -sd' ')"
+expect "counters: 1, -1, 00, zero are refused and change nothing" " $c1" "$w $(counters $SL)"
 put $SL/counters 0
-expect "counters: 0 zeroes seen, evaluated, passed, injected (were $c1)" "0 0 0 0" \
-	"$(awk '{print $2}' $SL/counters | paste -sd' ')"
+expect "counters: 0 zeroes seen, evaluated, passed, injected (were $c1)" "0 0 0 0" "$(counters $SL)"
 
 # --- marks: inheritance, unmark ----------------------------------------------
 
