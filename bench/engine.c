@@ -3,7 +3,7 @@
  * Instructions per dmf_should_fail() decision, on the host.
  *
  * lib/dmf-engine.c is compiled unchanged against the userspace shim
- * (tests/unit/shim/dmf/kernel.h).  bench/engine.sh runs this program under
+ * (tools/kshim/dmf/kernel.h).  bench/engine.sh runs this program under
  * callgrind, collecting only inside bench_loop(), for two values of N; the
  * instruction delta divided by the difference in N is the cost of one
  * decision plus the loop, and the "baseline" case (the same loop calling an

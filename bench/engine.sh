@@ -5,7 +5,7 @@
 # decision, on the host, with callgrind.
 #
 # Builds bench/engine.c with lib/dmf-engine.c (unchanged) against the
-# userspace shim (-I tests/unit/shim -I include), runs each case for N1 and
+# userspace shim (-I tools/kshim -I include), runs each case for N1 and
 # N2 decisions collecting only inside bench_loop(), and prints
 #   (Ir(N2) - Ir(N1)) / (N2 - N1) - baseline
 # which cancels setup and the loop.  "engine" counts only the instructions
@@ -27,7 +27,7 @@ while (($#)); do
 	shift
 done
 
-for f in tests/unit/shim/dmf/kernel.h tests/unit/shim/kernel-shim.c; do
+for f in tools/kshim/dmf/kernel.h tools/kshim/kernel-shim.c; do
 	[[ -f $f ]] || { echo "engine.sh: $f missing: the userspace shim is not there yet" >&2; exit 1; }
 done
 command -v valgrind >/dev/null || { echo "engine.sh: valgrind not installed (scripts/deps.sh bench)" >&2; exit 1; }
@@ -37,8 +37,8 @@ mkdir -p "$out"
 # -O2 as the kernel builds the engine; no -Wextra: the kernel does not use it.
 # Without the unit tests' race-window hook in atomic64_read(), which the
 # kernel does not have.
-gcc -O2 -g -Wall -DSHIM_NO_RACE_WINDOW -I tests/unit/shim -I include -o "$out/engine" \
-	bench/engine.c lib/dmf-engine.c tests/unit/shim/kernel-shim.c -lpthread
+gcc -O2 -g -Wall -DSHIM_NO_RACE_WINDOW -I tools/kshim -I include -o "$out/engine" \
+	bench/engine.c lib/dmf-engine.c tools/kshim/kernel-shim.c -lpthread
 
 # ir FILE: total collected Ir; self FILE: Ir of the engine's own functions.
 ir() { sed -n 's/^totals: *//p' "$1"; }

@@ -242,7 +242,14 @@ static int dmf_parse_range(char *s, bool bytes, u64 *a, u64 *b)
 	return 0;
 }
 
-static int dmf_parse_ops(char *s, unsigned int *mask)
+/**
+ * dmf_parse_ops - an op= value: names from the op table joined by '+', or "any"
+ * @s: the text, cut up in place
+ * @mask: bits of enum dmf_op and DMF_OPM_FUA
+ *
+ * Return: 0 or -EINVAL.
+ */
+int dmf_parse_ops(char *s, unsigned int *mask)
 {
 	unsigned int m = 0, i;
 	char *tok;
@@ -263,7 +270,14 @@ static int dmf_parse_ops(char *s, unsigned int *mask)
 	return 0;
 }
 
-static int dmf_parse_status(const char *s, enum dmf_status *st)
+/**
+ * dmf_parse_status - a status= value: a canonical name or its errno alias
+ * @s: the text
+ * @st: the status
+ *
+ * Return: 0 or -EINVAL.
+ */
+int dmf_parse_status(const char *s, enum dmf_status *st)
 {
 	unsigned int i;
 
@@ -291,7 +305,7 @@ static unsigned int dmf_default_ops(enum dmf_action action)
 }
 
 static int dmf_rule_kv(struct dmf_rule_cfg *cfg, const char *key, char *val,
-		       const char **error)
+		       struct dmf_rule_err *err)
 {
 	u32 sz_min;
 	u64 a, b;
@@ -370,7 +384,7 @@ static int dmf_rule_kv(struct dmf_rule_cfg *cfg, const char *key, char *val,
 	} else {
 		r = dmf_attr_parse_kv(&cfg->attr, key, val);
 		if (r == -ENOENT) {
-			*error = "Unknown rule key";
+			err->reason = "Unknown rule key";
 			return -EINVAL;
 		}
 		if (r)
@@ -379,12 +393,12 @@ static int dmf_rule_kv(struct dmf_rule_cfg *cfg, const char *key, char *val,
 	return 0;
 
 bad_value:
-	*error = "Invalid value in rule";
+	err->reason = "Invalid value in rule";
 	return -EINVAL;
 }
 
 /* Reject combinations that cannot mean anything. */
-static int dmf_rule_check(struct dmf_rule_cfg *cfg, const char **error)
+static int dmf_rule_check_combination(struct dmf_rule_cfg *cfg, const char **error)
 {
 	if (!(cfg->opmask & (DMF_OPM_ANY | DMF_OPM_FUA))) {
 		*error = "Rule matches no operation";
@@ -424,49 +438,60 @@ static int dmf_rule_check(struct dmf_rule_cfg *cfg, const char **error)
 	return 0;
 }
 
+/* Fail with @reason about the @len characters at @at of the rule text. */
+static int dmf_rule_fail(struct dmf_rule_err *err, const char *reason, size_t at, size_t len)
+{
+	err->reason = reason;
+	err->pos = at;
+	err->len = len;
+	return -EINVAL;
+}
+
 /**
  * dmf_rule_cfg_parse - parse one rule
  * @cfg: initialised by dmf_rule_cfg_init(); filled in
  * @text: "<action>[:<key>=<value>,...]"
- * @error: on failure, a static string naming the problem
+ * @err: on failure, a static string naming the problem and the part of
+ *       @text it is about (the action, one key=value item, or the whole
+ *       rule for a combination of keys), so that a caller can point at it
  *
  * Return: 0 or -EINVAL.
  */
-int dmf_rule_cfg_parse(struct dmf_rule_cfg *cfg, const char *text, const char **error)
+int dmf_rule_cfg_parse(struct dmf_rule_cfg *cfg, const char *text, struct dmf_rule_err *err)
 {
 	char buf[DMF_RULE_MAX_LEN];
 	char *s = buf, *action, *kv, *val;
+	size_t len = strlen(text);
 	unsigned int i;
 	int r;
 
-	if (strlen(text) >= sizeof(buf)) {
-		*error = "Rule too long";
-		return -EINVAL;
-	}
+	if (len >= sizeof(buf))
+		return dmf_rule_fail(err, "Rule too long", 0, len);
 	strcpy(buf, text);
 	action = strsep(&s, ":");
 	for (i = 0; i < DMF_NR_ACTIONS; i++)
 		if (!strcmp(action, dmf_action_names[i]))
 			break;
-	if (i == DMF_NR_ACTIONS) {
-		*error = "Unknown rule action";
-		return -EINVAL;
-	}
+	if (i == DMF_NR_ACTIONS)
+		return dmf_rule_fail(err, "Unknown rule action", 0, strlen(action));
 	cfg->action = i;
 	cfg->opmask = dmf_default_ops(cfg->action);
 
 	while (s && (kv = strsep(&s, ",")) != NULL) {
+		size_t at = kv - buf, n = strlen(kv);
+
 		val = strchr(kv, '=');
-		if (!val || val == kv || !val[1]) {
-			*error = "Rule arguments are key=value";
-			return -EINVAL;
-		}
+		if (!val || val == kv || !val[1])
+			return dmf_rule_fail(err, "Rule arguments are key=value", at, n);
 		*val++ = '\0';
-		r = dmf_rule_kv(cfg, kv, val, error);
+		r = dmf_rule_kv(cfg, kv, val, err);
 		if (r)
-			return r;
+			return dmf_rule_fail(err, err->reason, at, n);
 	}
-	return dmf_rule_check(cfg, error);
+	r = dmf_rule_check_combination(cfg, &err->reason);
+	if (r)
+		return dmf_rule_fail(err, err->reason, 0, len);
+	return 0;
 }
 
 static int dmf_format_ops(unsigned int mask, char *buf, size_t len)

@@ -89,11 +89,22 @@ struct dmf_rule_cfg {
 	struct dmf_attr attr;
 };
 
+/*
+ * Why a rule text was refused: a static reason, and the part of the text it
+ * is about (characters [pos, pos + len)).
+ */
+struct dmf_rule_err {
+	const char *reason;
+	size_t pos, len;
+};
+
 int dmf_rule_cfg_init(struct dmf_rule_cfg *cfg);
 void dmf_rule_cfg_destroy(struct dmf_rule_cfg *cfg);
-int dmf_rule_cfg_parse(struct dmf_rule_cfg *cfg, const char *text, const char **error);
+int dmf_rule_cfg_parse(struct dmf_rule_cfg *cfg, const char *text, struct dmf_rule_err *err);
 int dmf_rule_cfg_format(const struct dmf_rule_cfg *cfg, char *buf, size_t len);
 int dmf_parse_duration(const char *s, u64 *ns);
+int dmf_parse_ops(char *s, unsigned int *mask);
+int dmf_parse_status(const char *s, enum dmf_status *st);
 int dmf_format_duration(u64 ns, char *buf, size_t len);
 u64 dmf_exp_sample(u64 draw, u64 mean);
 

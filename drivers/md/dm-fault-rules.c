@@ -43,7 +43,7 @@ static void dmf_rule_free(struct dmf_rule *rule)
  */
 struct dmf_rule *dmf_rule_create(struct fault_c *fc, const char *text, char **error)
 {
-	const char *err = NULL;
+	struct dmf_rule_err err = { };
 	struct dmf_rule *rule;
 	int r;
 
@@ -67,7 +67,7 @@ struct dmf_rule *dmf_rule_create(struct fault_c *fc, const char *text, char **er
 	r = dmf_rule_cfg_parse(&rule->cfg, text, &err);
 	if (r) {
 		dmf_rule_free(rule);
-		*error = (char *)err;
+		*error = (char *)err.reason;
 		return ERR_PTR(r);
 	}
 	kref_init(&rule->ref);

@@ -2,7 +2,7 @@
 /*
  * The kernel environment of the dm-fault engine.  Every kernel API the
  * engine uses is reached through this header; the host unit tests put
- * tests/unit/shim/dmf/kernel.h in its place.
+ * tools/kshim/dmf/kernel.h in its place.
  */
 #ifndef _DMF_KERNEL_H
 #define _DMF_KERNEL_H

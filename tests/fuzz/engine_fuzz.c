@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the dm-fault engine's text interfaces
- * (lib/dmf-engine.c compiled unchanged against tests/unit/shim):
+ * (lib/dmf-engine.c compiled unchanged against tools/kshim):
  *
  *  - dmf_prob_parse() agrees with the reference reading in
  *    tests/unit/dmf_ref.h; an accepted value is reduced, 0 <= num <= den,

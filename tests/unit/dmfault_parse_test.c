@@ -29,11 +29,11 @@ static void test_info(void)
 		"1 read:1:2:3:4 1 4294967296:0:0:0",
 	};
 	const char *err = NULL;
-	struct dmf_stats st;
+	struct dft_stats st;
 	unsigned int i;
 	int r;
 
-	r = dmf_parse_info(INFO_OPS " 2 1:10:5:1 3:0:0:0", &st, &err);
+	r = dft_parse_info(INFO_OPS " 2 1:10:5:1 3:0:0:0", &st, &err);
 	ktap_check(!r && st.nr_ops == 6 && st.nr_rules == 2, "info: ops and rules counted");
 	ktap_check(!r && !strcmp(st.ops[1].name, "write") && st.ops[1].bios == 2 &&
 		   st.ops[1].bytes == 8192 && st.ops[1].failed == 1 && st.ops[1].failed_bytes == 4096,
@@ -41,25 +41,25 @@ static void test_info(void)
 	ktap_check(!r && st.rules[0].id == 1 && st.rules[0].seen == 10 && st.rules[0].matched == 5 &&
 		   st.rules[0].injected == 1 && st.rules[1].id == 3 && st.rules[0].enabled == -1,
 		   "info: rule entries");
-	dmf_stats_free(&st);
-	r = dmf_parse_info(INFO_OPS " 0", &st, &err);
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 0", &st, &err);
 	ktap_check(!r && st.nr_rules == 0, "info: no rules");
-	dmf_stats_free(&st);
-	r = dmf_parse_info("  " INFO_OPS "  0 newfield 7 ", &st, &err);
+	dft_stats_free(&st);
+	r = dft_parse_info("  " INFO_OPS "  0 newfield 7 ", &st, &err);
 	ktap_check(!r && st.nr_ops == 6, "info: extra spaces and a newer target's fields");
-	dmf_stats_free(&st);
-	r = dmf_parse_info("1 read:18446744073709551615:0:0:0 0", &st, &err);
+	dft_stats_free(&st);
+	r = dft_parse_info("1 read:18446744073709551615:0:0:0 0", &st, &err);
 	ktap_check(!r && st.ops[0].bios == UINT64_MAX, "info: the largest counter");
-	dmf_stats_free(&st);
-	r = dmf_parse_info(NULL, &st, &err);
+	dft_stats_free(&st);
+	r = dft_parse_info(NULL, &st, &err);
 	ktap_check(r == -EINVAL && err, "info: NULL is malformed");
-	dmf_stats_free(&st);
+	dft_stats_free(&st);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		err = NULL;
-		r = dmf_parse_info(bad[i], &st, &err);
+		r = dft_parse_info(bad[i], &st, &err);
 		ktap_check(r == -EINVAL && err, "info: malformed '%s' -> %s", bad[i],
 			   err ? err : "no error");
-		dmf_stats_free(&st);
+		dft_stats_free(&st);
 	}
 }
 
@@ -88,13 +88,13 @@ static void test_stats_reply(void)
 		"\n"
 		"rule 1 action=error enabled=1 seen=5 matched=5 injected=1 seed=7\n"
 		"rule 2 action=drop enabled=0 seen=0 matched=0 injected=0\n";
-	struct dmf_buf b = { 0 };
+	struct dft_buf b = { 0 };
 	const char *err = NULL;
-	struct dmf_stats st;
+	struct dft_stats st;
 	unsigned int i;
 	int r;
 
-	r = dmf_parse_stats_reply(reply, &st, &err);
+	r = dft_parse_stats_reply(reply, &st, &err);
 	ktap_check(!r && st.nr_ops == 2 && st.nr_rules == 2, "stats reply: counted");
 	ktap_check(!r && st.nr_extra == 1 && !strcmp(st.extra[0].name, "held") &&
 		   st.extra[0].val == 2, "stats reply: a device-wide counter");
@@ -105,25 +105,25 @@ static void test_stats_reply(void)
 		   "stats reply: a rule line");
 	ktap_check(!r && st.rules[1].enabled == 0 && !st.rules[1].has_seed,
 		   "stats reply: a rule line without a seed");
-	dmf_stats_free(&st);
-	r = dmf_parse_stats_reply("", &st, &err);
+	dft_stats_free(&st);
+	r = dft_parse_stats_reply("", &st, &err);
 	ktap_check(!r && !st.nr_ops && !st.nr_rules, "stats reply: empty");
-	dmf_stats_free(&st);
+	dft_stats_free(&st);
 	/* many rules: the arrays grow */
 	for (i = 0; i < 300; i++)
-		dmf_buf_add(&b, "rule %u action=error enabled=1 seen=%u matched=1 injected=1 seed=%u\n",
+		dft_buf_add(&b, "rule %u action=error enabled=1 seen=%u matched=1 injected=1 seed=%u\n",
 			    i + 1, i, i);
-	r = dmf_parse_stats_reply(b.text, &st, &err);
+	r = dft_parse_stats_reply(b.text, &st, &err);
 	ktap_check(!r && st.nr_rules == 300 && st.rules[299].id == 300 &&
 		   st.rules[299].seen == 299 && st.rules[8].id == 9, "stats reply: 300 rules");
-	dmf_stats_free(&st);
-	dmf_buf_free(&b);
+	dft_stats_free(&st);
+	dft_buf_free(&b);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		err = NULL;
-		r = dmf_parse_stats_reply(bad[i], &st, &err);
+		r = dft_parse_stats_reply(bad[i], &st, &err);
 		ktap_check(r == -EINVAL && err, "stats reply: malformed '%.*s' -> %s",
 			   (int)strcspn(bad[i], "\n"), bad[i], err ? err : "no error");
-		dmf_stats_free(&st);
+		dft_stats_free(&st);
 	}
 }
 
@@ -133,28 +133,28 @@ static void test_table_status(void)
 		"", "2510 0", "251:x 0", "251:0", "251:0 0 2 a", "251:0 0 1 a b", "251:0 0 x",
 		":0 0", "251: 0", "251:0 -1", "251:0 0 99999999 a", "251:0:1 0",
 	};
-	struct dmf_table_status ts;
+	struct dft_table_status ts;
 	const char *err = NULL;
 	unsigned int i;
 	int r;
 
-	r = dmf_parse_table_status("251:0 0", &ts, &err);
+	r = dft_parse_table_status("251:0 0", &ts, &err);
 	ktap_check(!r && ts.major == 251 && ts.minor == 0 && ts.offset == 0 && !ts.nr_rules,
 		   "table status: no rules");
-	dmf_table_status_free(&ts);
-	r = dmf_parse_table_status("8:16 2048 2 error:id=1,p=1% drop:id=2,p=100%", &ts, &err);
+	dft_table_status_free(&ts);
+	r = dft_parse_table_status("8:16 2048 2 error:id=1,p=1% drop:id=2,p=100%", &ts, &err);
 	ktap_check(!r && ts.offset == 2048 && ts.nr_rules == 2 &&
 		   !strcmp(ts.rules[1], "drop:id=2,p=100%"), "table status: rules");
-	dmf_table_status_free(&ts);
-	r = dmf_parse_table_status("8:16 0 0", &ts, &err);
+	dft_table_status_free(&ts);
+	r = dft_parse_table_status("8:16 0 0", &ts, &err);
 	ktap_check(!r && !ts.nr_rules, "table status: a zero rule count");
-	dmf_table_status_free(&ts);
+	dft_table_status_free(&ts);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		err = NULL;
-		r = dmf_parse_table_status(bad[i], &ts, &err);
+		r = dft_parse_table_status(bad[i], &ts, &err);
 		ktap_check(r == -EINVAL && err, "table status: malformed '%s' -> %s", bad[i],
 			   err ? err : "no error");
-		dmf_table_status_free(&ts);
+		dft_table_status_free(&ts);
 	}
 }
 
@@ -168,25 +168,25 @@ static void test_log_reply(void)
 		"12.000000 read 0 4096 4294967296 error\n",
 		"18446744073709551615.000000 read 0 1 1 error\n",
 	};
-	struct dmf_log_entry *e;
+	struct dft_log_entry *e;
 	const char *err = NULL;
 	unsigned int n, i;
 	int r;
 
-	r = dmf_parse_log_reply("12.345678 read 0 4096 1 error\n13.000001 write 8 512 2 drop\n",
+	r = dft_parse_log_reply("12.345678 read 0 4096 1 error\n13.000001 write 8 512 2 drop\n",
 				&e, &n, &err);
 	ktap_check(!r && n == 2 && e[0].usec == 12345678 && !strcmp(e[0].time, "12.345678") &&
 		   !strcmp(e[0].op, "read") && e[0].bytes == 4096 && e[0].rule == 1 &&
 		   !strcmp(e[1].action, "drop") && e[1].sector == 8, "log reply: two entries");
 	free(e);
-	r = dmf_parse_log_reply("", &e, &n, &err);
+	r = dft_parse_log_reply("", &e, &n, &err);
 	ktap_check(!r && !n && !e, "log reply: empty");
-	r = dmf_parse_log_reply("1.000000 read 0 1 1 error extra\n", &e, &n, &err);
+	r = dft_parse_log_reply("1.000000 read 0 1 1 error extra\n", &e, &n, &err);
 	ktap_check(!r && n == 1, "log reply: a newer target's extra field");
 	free(e);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		err = NULL;
-		r = dmf_parse_log_reply(bad[i], &e, &n, &err);
+		r = dft_parse_log_reply(bad[i], &e, &n, &err);
 		ktap_check(r == -EINVAL && err && !e && !n, "log reply: malformed '%.*s' -> %s",
 			   (int)strcspn(bad[i], "\n"), bad[i], err ? err : "no error");
 	}
@@ -198,19 +198,19 @@ static void test_rule_info(void)
 		"error", "error:op=read", ":id=1", "error:id=0", "error:id=x", "error:id=",
 		"error:id=99999999999", "",
 	};
-	struct dmf_rule_info ri;
+	struct dft_rule_info ri;
 	unsigned int i;
 	int r;
 
-	r = dmf_parse_rule("error:id=3,op=read,p=1%,seed=1", &ri);
+	r = dft_parse_rule("error:id=3,op=read,p=1%,seed=1", &ri);
 	ktap_check(!r && ri.id == 3 && !strcmp(ri.action, "error") && ri.enabled,
 		   "rule: id, action, enabled");
-	r = dmf_parse_rule("drop:id=2,enabled=0,p=100%", &ri);
+	r = dft_parse_rule("drop:id=2,enabled=0,p=100%", &ri);
 	ktap_check(!r && ri.id == 2 && !ri.enabled, "rule: disabled");
-	r = dmf_parse_rule("delay:id=12,delay=1ms,enabled=0x,seed=3", &ri);
+	r = dft_parse_rule("delay:id=12,delay=1ms,enabled=0x,seed=3", &ri);
 	ktap_check(!r && ri.id == 12 && ri.enabled, "rule: enabled=0x is not enabled=0");
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		r = dmf_parse_rule(bad[i], &ri);
+		r = dft_parse_rule(bad[i], &ri);
 		ktap_check(r == -EINVAL, "rule: malformed '%s'", bad[i]);
 	}
 }
@@ -224,18 +224,18 @@ static void test_kmsg(void)
 	uint64_t usec;
 	int level, r;
 
-	r = dmf_parse_kmsg(rec, &level, &usec, &text);
+	r = dft_parse_kmsg(rec, &level, &usec, &text);
 	ktap_check(!r && level == 4 && usec == 456789 &&
 		   !strcmp(text, "device-mapper: fault: t0: rule add: Unknown rule key"),
 		   "kmsg: a record with a continuation line");
-	ktap_check(dmf_parse_kmsg(bad1, &level, &usec, &text) == -EINVAL, "kmsg: no ';'");
-	ktap_check(dmf_parse_kmsg(bad2, &level, &usec, &text) == -EINVAL, "kmsg: short header");
-	ktap_check(dmf_parse_kmsg(bad3, &level, &usec, &text) == -EINVAL, "kmsg: bad priority");
-	ktap_check(dmf_kernel_problem("WARNING: CPU: 0 PID: 1 at mm/slub.c:1 x") != NULL,
+	ktap_check(dft_parse_kmsg(bad1, &level, &usec, &text) == -EINVAL, "kmsg: no ';'");
+	ktap_check(dft_parse_kmsg(bad2, &level, &usec, &text) == -EINVAL, "kmsg: short header");
+	ktap_check(dft_parse_kmsg(bad3, &level, &usec, &text) == -EINVAL, "kmsg: bad priority");
+	ktap_check(dft_kernel_problem("WARNING: CPU: 0 PID: 1 at mm/slub.c:1 x") != NULL,
 		   "kmsg: a WARNING is a kernel problem");
-	ktap_check(dmf_kernel_problem("BUG: KASAN: use-after-free in x") != NULL,
+	ktap_check(dft_kernel_problem("BUG: KASAN: use-after-free in x") != NULL,
 		   "kmsg: KASAN is a kernel problem");
-	ktap_check(!dmf_kernel_problem("device-mapper: fault: t0: rule add: Unknown rule key"),
+	ktap_check(!dft_kernel_problem("device-mapper: fault: t0: rule add: Unknown rule key"),
 		   "kmsg: a dm warning is not");
 }
 
@@ -243,54 +243,54 @@ static void test_counters(void)
 {
 	uint64_t v = 0;
 
-	ktap_check(!dmf_find_counter("evaluated 5\ninjected 3\n", "injected", &v) && v == 3,
+	ktap_check(!dft_find_counter("evaluated 5\ninjected 3\n", "injected", &v) && v == 3,
 		   "counter: 'injected 3'");
-	ktap_check(!dmf_find_counter("evaluated: 1\ninjected: 7", "injected", &v) && v == 7,
+	ktap_check(!dft_find_counter("evaluated: 1\ninjected: 7", "injected", &v) && v == 7,
 		   "counter: 'injected: 7'");
-	ktap_check(!dmf_find_counter("injected=9 evaluated=1", "injected", &v) && v == 9,
+	ktap_check(!dft_find_counter("injected=9 evaluated=1", "injected", &v) && v == 9,
 		   "counter: 'injected=9'");
-	ktap_check(!dmf_find_counter("{\"injected\": 4}", "\"injected\"", &v) && v == 4,
+	ktap_check(!dft_find_counter("{\"injected\": 4}", "\"injected\"", &v) && v == 4,
 		   "counter: JSON-ish");
-	ktap_check(dmf_find_counter("not_injected 5", "injected", &v) == -ENOENT,
+	ktap_check(dft_find_counter("not_injected 5", "injected", &v) == -ENOENT,
 		   "counter: a longer name does not match");
-	ktap_check(dmf_find_counter("injected x", "injected", &v) == -ENOENT,
+	ktap_check(dft_find_counter("injected x", "injected", &v) == -ENOENT,
 		   "counter: no number");
-	ktap_check(dmf_find_counter("injectedness 5\ninjected 6", "injected", &v) == 0 && v == 6,
+	ktap_check(dft_find_counter("injectedness 5\ninjected 6", "injected", &v) == 0 && v == 6,
 		   "counter: skips a prefix match");
-	ktap_check(!dmf_find_counter("42\n", NULL, &v) && v == 42, "counter: a bare number");
-	ktap_check(dmf_find_counter("", NULL, &v) == -ENOENT, "counter: an empty file");
-	ktap_check(dmf_find_counter("", "injected", &v) == -ENOENT, "counter: missing");
+	ktap_check(!dft_find_counter("42\n", NULL, &v) && v == 42, "counter: a bare number");
+	ktap_check(dft_find_counter("", NULL, &v) == -ENOENT, "counter: an empty file");
+	ktap_check(dft_find_counter("", "injected", &v) == -ENOENT, "counter: missing");
 }
 
 static void test_json(void)
 {
-	struct dmf_json j;
+	struct dft_json j;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
 	f = open_memstream(&buf, &len);
-	dmf_json_quote(f, "a\"b\\\n\x01\t\x7f");
+	dft_json_quote(f, "a\"b\\\n\x01\t\x7f");
 	fclose(f);
 	ktap_check(!strcmp(buf, "\"a\\\"b\\\\\\n\\u0001\\t\\u007f\""), "json: escaping (%s)", buf);
 	free(buf);
 
 	f = open_memstream(&buf, &len);
-	dmf_json_init(&j, f, false);
-	dmf_json_begin(&j, NULL, '{');
-	dmf_json_begin(&j, "devices", '[');
-	dmf_json_begin(&j, NULL, '{');
-	dmf_json_str(&j, "name", "t0");
-	dmf_json_u64(&j, "size", UINT64_MAX);
-	dmf_json_bool(&j, "ok", true);
-	dmf_json_null(&j, "seed");
-	dmf_json_num(&j, "time", "12.345678");
-	dmf_json_begin(&j, "rules", '[');
-	dmf_json_end(&j, ']');
-	dmf_json_end(&j, '}');
-	dmf_json_end(&j, ']');
-	dmf_json_end(&j, '}');
-	dmf_json_finish(&j);
+	dft_json_init(&j, f, false);
+	dft_json_begin(&j, NULL, '{');
+	dft_json_begin(&j, "devices", '[');
+	dft_json_begin(&j, NULL, '{');
+	dft_json_str(&j, "name", "t0");
+	dft_json_u64(&j, "size", UINT64_MAX);
+	dft_json_bool(&j, "ok", true);
+	dft_json_null(&j, "seed");
+	dft_json_num(&j, "time", "12.345678");
+	dft_json_begin(&j, "rules", '[');
+	dft_json_end(&j, ']');
+	dft_json_end(&j, '}');
+	dft_json_end(&j, ']');
+	dft_json_end(&j, '}');
+	dft_json_finish(&j);
 	fclose(f);
 	ktap_check(!strcmp(buf, "{\n  \"devices\": [\n    {\n      \"name\": \"t0\",\n"
 			   "      \"size\": 18446744073709551615,\n      \"ok\": true,\n"
@@ -299,21 +299,21 @@ static void test_json(void)
 	free(buf);
 
 	f = open_memstream(&buf, &len);
-	dmf_json_init(&j, f, true);
-	dmf_json_begin(&j, NULL, '{');
-	dmf_json_double(&j, "rate", 1.5);
-	dmf_json_double(&j, "nan", 0.0 / 0.0);
-	dmf_json_begin(&j, "ops", '{');
-	dmf_json_end(&j, '}');
-	dmf_json_end(&j, '}');
-	dmf_json_finish(&j);
+	dft_json_init(&j, f, true);
+	dft_json_begin(&j, NULL, '{');
+	dft_json_double(&j, "rate", 1.5);
+	dft_json_double(&j, "nan", 0.0 / 0.0);
+	dft_json_begin(&j, "ops", '{');
+	dft_json_end(&j, '}');
+	dft_json_end(&j, '}');
+	dft_json_finish(&j);
 	fclose(f);
 	ktap_check(!strcmp(buf, "{\"rate\":1.500,\"nan\":null,\"ops\":{}}\n"),
 		   "json: a compact document");
 	free(buf);
 }
 
-static const struct ktap_case dmf_cases[] = {
+static const struct ktap_case dft_cases[] = {
 	KTAP_CASE(test_info),
 	KTAP_CASE(test_stats_reply),
 	KTAP_CASE(test_table_status),
@@ -326,5 +326,5 @@ static const struct ktap_case dmf_cases[] = {
 
 int main(void)
 {
-	return ktap_run("dmfault_parse", dmf_cases, ARRAY_SIZE(dmf_cases));
+	return ktap_run("dmfault_parse", dft_cases, ARRAY_SIZE(dft_cases));
 }

@@ -35,7 +35,7 @@ static void test_sizes(void)
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		v = 0;
-		r = dmf_parse_size(t[i].in, &v);
+		r = dft_parse_size(t[i].in, &v);
 		ktap_check(r == t[i].r && (r || v == t[i].bytes),
 			   "size '%s' -> %d/%llu (got %d/%llu)", t[i].in, t[i].r,
 			   (unsigned long long)t[i].bytes, r, (unsigned long long)v);
@@ -66,7 +66,7 @@ static void test_durations(void)
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		v = 0;
-		r = dmf_parse_duration(t[i].in, t[i].unit, &v);
+		r = dft_parse_duration(t[i].in, t[i].unit, &v);
 		ktap_check(r == t[i].r && (r || v == t[i].ns), "duration '%s' -> %d/%llu (got %d/%llu)",
 			   t[i].in, t[i].r, (unsigned long long)t[i].ns, r, (unsigned long long)v);
 	}
@@ -89,22 +89,22 @@ static void test_probabilities(void)
 	int r;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
-		r = dmf_parse_prob(t[i].in);
+		r = dft_parse_prob(t[i].in);
 		ktap_check(r == t[i].r, "probability '%s' -> %d (got %d)", t[i].in, t[i].r, r);
 	}
 }
 
 static void test_ops_and_statuses(void)
 {
-	ktap_check(dmf_is_op_list("read"), "op list: read");
-	ktap_check(dmf_is_op_list("read+write+write-zeroes+fua"), "op list: read+write+...");
-	ktap_check(dmf_is_op_list("any"), "op list: any");
-	ktap_check(!dmf_is_op_list(""), "op list: empty is not one");
-	ktap_check(!dmf_is_op_list("read+"), "op list: trailing +");
-	ktap_check(!dmf_is_op_list("reads"), "op list: reads is no op");
-	ktap_check(dmf_is_status_name("enospc") && dmf_is_status_name("timeout"),
+	ktap_check(dft_is_op_list("read"), "op list: read");
+	ktap_check(dft_is_op_list("read+write+write-zeroes+fua"), "op list: read+write+...");
+	ktap_check(dft_is_op_list("any"), "op list: any");
+	ktap_check(!dft_is_op_list(""), "op list: empty is not one");
+	ktap_check(!dft_is_op_list("read+"), "op list: trailing +");
+	ktap_check(!dft_is_op_list("reads"), "op list: reads is no op");
+	ktap_check(dft_is_status_name("enospc") && dft_is_status_name("timeout"),
 		   "status names and aliases");
-	ktap_check(!dmf_is_status_name("ENOSPC") && !dmf_is_status_name("e"),
+	ktap_check(!dft_is_status_name("ENOSPC") && !dft_is_status_name("e"),
 		   "status names are lower case and whole");
 }
 
@@ -161,15 +161,15 @@ static void test_specs(void)
 		{ "bad action", NULL, NULL, "bad action" },
 		{ "", NULL, NULL, "" },
 	};
-	struct dmf_rule_err err;
-	struct dmf_buf b;
+	struct dft_rule_err err;
+	struct dft_buf b;
 	unsigned int i;
 	int r;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		memset(&b, 0, sizeof(b));
 		memset(&err, 0, sizeof(err));
-		r = dmf_rule_from_spec(t[i].action, t[i].spec, &b, &err);
+		r = dft_rule_from_spec(t[i].action, t[i].spec, &b, &err);
 		if (t[i].rule)
 			ktap_check(!r && b.text && !strcmp(b.text, t[i].rule),
 				   "--%s '%s' -> '%s' (got %d '%s': %s)", t[i].action,
@@ -180,14 +180,14 @@ static void test_specs(void)
 				   err.reason, "--%s '%s' fails at '%s' (got %d at '%s': %s)",
 				   t[i].action, t[i].spec ? t[i].spec : "", t[i].word, r, err.word,
 				   err.reason ? err.reason : "-");
-		dmf_buf_free(&b);
+		dft_buf_free(&b);
 	}
 	/* appending to a buffer that already holds text */
 	memset(&b, 0, sizeof(b));
-	dmf_buf_add(&b, "x ");
-	r = dmf_rule_from_spec("drop", "write", &b, &err);
+	dft_buf_add(&b, "x ");
+	r = dft_rule_from_spec("drop", "write", &b, &err);
 	ktap_check(!r && !strcmp(b.text, "x drop:op=write"), "a rule is appended to the buffer");
-	dmf_buf_free(&b);
+	dft_buf_free(&b);
 }
 
 struct check_case {
@@ -236,16 +236,16 @@ static void test_check(void)
 		{ "error:status=ok", 0, -EINVAL, "status=ok" },
 		{ "delay:p=1%", 0, -EINVAL, "delay" },
 	};
-	struct dmf_rule_err err;
+	struct dft_rule_err err;
 	unsigned int i;
 	int r1, r2;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		memset(&err, 0, sizeof(err));
-		r1 = dmf_rule_check(t[i].rule, false, &err);
+		r1 = dft_rule_check(t[i].rule, false, &err);
 		if (!r1) {
 			memset(&err, 0, sizeof(err));
-			r2 = dmf_rule_check(t[i].rule, true, &err);
+			r2 = dft_rule_check(t[i].rule, true, &err);
 		} else {
 			r2 = r1;
 		}
@@ -257,7 +257,7 @@ static void test_check(void)
 	}
 	memset(long_rule, 'x', sizeof(long_rule) - 1);
 	memcpy(long_rule, "error:seed=", 11);
-	r1 = dmf_rule_check(long_rule, false, &err);
+	r1 = dft_rule_check(long_rule, false, &err);
 	ktap_check(r1 == -EINVAL && strlen(err.word) < sizeof(err.word) && err.reason,
 		   "an over-long rule is refused, the word cut to fit");
 }
@@ -265,32 +265,32 @@ static void test_check(void)
 static void test_table(void)
 {
 	static const char *const rules[] = { "error:op=read", "drop" };
-	struct dmf_table_args ta = { .dev = "8:16", .offset = 8, .len = 2048 };
-	struct dmf_buf b = { 0 };
+	struct dft_table_args ta = { .dev = "8:16", .offset = 8, .len = 2048 };
+	struct dft_buf b = { 0 };
 	int r;
 
-	r = dmf_table_line(&ta, &b);
+	r = dft_table_line(&ta, &b);
 	ktap_check(!r && !strcmp(b.text, "0 2048 fault 8:16 8"), "table line without rules");
-	dmf_buf_free(&b);
+	dft_buf_free(&b);
 	ta.nr_rules = 2;
 	ta.rules = rules;
-	r = dmf_table_line(&ta, &b);
+	r = dft_table_line(&ta, &b);
 	ktap_check(!r && !strcmp(b.text, "0 2048 fault 8:16 8 2 error:op=read drop"),
 		   "table line with rules");
-	dmf_buf_free(&b);
-	r = dmf_table_params(&ta, &b);
+	dft_buf_free(&b);
+	r = dft_table_params(&ta, &b);
 	ktap_check(!r && !strcmp(b.text, "8:16 8 2 error:op=read drop"), "table parameters");
-	dmf_buf_free(&b);
+	dft_buf_free(&b);
 	ta.len = 0;
-	ktap_check(dmf_table_line(&ta, &b) == -EINVAL, "a zero length is refused");
-	dmf_buf_free(&b);
+	ktap_check(dft_table_line(&ta, &b) == -EINVAL, "a zero length is refused");
+	dft_buf_free(&b);
 	ta.len = 1;
 	ta.dev = "/dev/a b";
-	ktap_check(dmf_table_line(&ta, &b) == -EINVAL, "a device with white space is refused");
-	dmf_buf_free(&b);
+	ktap_check(dft_table_line(&ta, &b) == -EINVAL, "a device with white space is refused");
+	dft_buf_free(&b);
 }
 
-static const struct ktap_case dmf_cases[] = {
+static const struct ktap_case dft_cases[] = {
 	KTAP_CASE(test_sizes),
 	KTAP_CASE(test_durations),
 	KTAP_CASE(test_probabilities),
@@ -302,5 +302,5 @@ static const struct ktap_case dmf_cases[] = {
 
 int main(void)
 {
-	return ktap_run("dmfault_spec", dmf_cases, ARRAY_SIZE(dmf_cases));
+	return ktap_run("dmfault_spec", dft_cases, ARRAY_SIZE(dft_cases));
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Host unit tests for the dm-fault decision engine (lib/dmf-engine.c),
- * compiled unchanged against tests/unit/shim: probability parsing and
+ * compiled unchanged against tools/kshim: probability parsing and
  * printing, attribute parsing, reproducibility, failure rates, interval,
  * times and space (exact under threads), counters, the task hooks, the
  * stack filter, logging and the -ENOMEM path.  KTAP output.

@@ -9,13 +9,15 @@
 
 static int parse(const char *text, struct dmf_rule_cfg *cfg, const char **err)
 {
+	struct dmf_rule_err e = { };
 	int r;
 
 	r = dmf_rule_cfg_init(cfg);
 	if (r)
 		return r;
-	*err = NULL;
-	return dmf_rule_cfg_parse(cfg, text, err);
+	r = dmf_rule_cfg_parse(cfg, text, &e);
+	*err = e.reason;
+	return r;
 }
 
 /* Parse, print, parse the print, print again: both prints agree. */
@@ -170,6 +172,37 @@ static void test_rejects(void)
 	dmf_rule_cfg_destroy(&c);
 }
 
+/* The refusal points at the part of the text it is about. */
+static void test_error_position(void)
+{
+	static const struct {
+		const char *text, *part, *reason;
+	} t[] = {
+		{ "frob:p=1", "frob", "Unknown rule action" },
+		{ "error:op=read,colour=red,p=1", "colour=red", "Unknown rule key" },
+		{ "error:p=1%,times=-2", "times=-2", "Invalid value in rule" },
+		{ "delay:delay=1ms,x", "x", "Rule arguments are key=value" },
+		{ "corrupt:bits=1,byte=2", "corrupt:bits=1,byte=2",
+		  "corrupt takes bits= or byte=, not both" },
+	};
+	struct dmf_rule_cfg c;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct dmf_rule_err e = { };
+		int r;
+
+		dmf_rule_cfg_init(&c);
+		r = dmf_rule_cfg_parse(&c, t[i].text, &e);
+		ktap_check(r == -EINVAL && e.reason && !strcmp(e.reason, t[i].reason) &&
+			   e.len == strlen(t[i].part) &&
+			   !strncmp(t[i].text + e.pos, t[i].part, e.len),
+			   "'%s': refused at '%.*s' (%s), want '%s'", t[i].text, (int)e.len,
+			   t[i].text + e.pos, e.reason ? e.reason : "-", t[i].part);
+		dmf_rule_cfg_destroy(&c);
+	}
+}
+
 static void test_durations(void)
 {
 	char buf[32];
@@ -220,6 +253,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_roundtrip),
 	KTAP_CASE(test_fields),
 	KTAP_CASE(test_rejects),
+	KTAP_CASE(test_error_position),
 	KTAP_CASE(test_durations),
 	KTAP_CASE(test_exp_sample),
 };

@@ -23,26 +23,26 @@
 
 #include "dmfault.h"
 
-#define DMF_KNOB_MAX	4096
+#define DFT_KNOB_MAX	4096
 
-static const char *const dmf_hooks[] = { "failslab", "fail_page_alloc" };
+static const char *const dft_hooks[] = { "failslab", "fail_page_alloc" };
 
 /* The module's debugfs directory; $DMFAULT_DEBUGFS points elsewhere (tests). */
-static const char *dmf_debugfs(void)
+static const char *dft_debugfs(void)
 {
 	const char *dir = getenv("DMFAULT_DEBUGFS");
 
-	return dir && *dir ? dir : DMF_DEBUGFS;
+	return dir && *dir ? dir : DFT_DEBUGFS;
 }
 
 /* A file at the top of the debugfs directory: "mark", "fail-nth". */
-static const char *dmf_top_file(char *buf, size_t len, const char *name)
+static const char *dft_top_file(char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/%s", dmf_debugfs(), name);
+	snprintf(buf, len, "%s/%s", dft_debugfs(), name);
 	return buf;
 }
 
-static bool dmf_debugfs_mounted(void)
+static bool dft_debugfs_mounted(void)
 {
 	char line[512];
 	bool found = false;
@@ -57,29 +57,29 @@ static bool dmf_debugfs_mounted(void)
 }
 
 /* Is the module there?  An exit status after the error, 0 if it is. */
-static int dmf_alloc_present(void)
+static int dft_alloc_present(void)
 {
-	const char *dir = dmf_debugfs();
+	const char *dir = dft_debugfs();
 	struct stat st;
 
 	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
 		return 0;
 	if (errno == EACCES)
-		return dmf_err("%s: permission denied (debugfs needs root)", dir);
-	if (!strncmp(dir, "/sys/kernel/debug/", 18) && !dmf_debugfs_mounted())
-		return dmf_err("debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)");
-	return dmf_err("allocator hooks not loaded (dmf_alloc): no %s", dir);
+		return dft_err("%s: permission denied (debugfs needs root)", dir);
+	if (!strncmp(dir, "/sys/kernel/debug/", 18) && !dft_debugfs_mounted())
+		return dft_err("debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)");
+	return dft_err("allocator hooks not loaded (dmf_alloc): no %s", dir);
 }
 
 /* The hooks the options select: --slab, --page, both, or @def. */
-static unsigned int dmf_hook_mask(const struct dmf_opts *o, unsigned int def)
+static unsigned int dft_hook_mask(const struct dft_opts *o, unsigned int def)
 {
 	unsigned int m = (o->slab ? 1 : 0) | (o->page ? 2 : 0);
 
 	return m ? m : def;
 }
 
-static int dmf_read_file(const char *path, char *buf, size_t len)
+static int dft_read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd;
@@ -100,7 +100,7 @@ static int dmf_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static int dmf_write_file(const char *path, const char *val)
+static int dft_write_file(const char *path, const char *val)
 {
 	size_t n = strlen(val);
 	char buf[512];
@@ -124,33 +124,33 @@ static int dmf_write_file(const char *path, const char *val)
 	return (size_t)w == n ? 0 : -EIO;
 }
 
-static int dmf_knob_path(char *buf, size_t len, const char *hook, const char *knob)
+static int dft_knob_path(char *buf, size_t len, const char *hook, const char *knob)
 {
 	if (!*knob || strchr(knob, '/') || !strcmp(knob, ".") || !strcmp(knob, ".."))
 		return -EINVAL;
-	if (snprintf(buf, len, "%s/%s/%s", dmf_debugfs(), hook, knob) >= (int)len)
+	if (snprintf(buf, len, "%s/%s/%s", dft_debugfs(), hook, knob) >= (int)len)
 		return -ENAMETOOLONG;
 	return 0;
 }
 
-static int dmf_knob_err(const char *hook, const char *knob, const char *val, int r)
+static int dft_knob_err(const char *hook, const char *knob, const char *val, int r)
 {
 	if (r == -ENOENT)
-		return dmf_err("%s: no knob '%s' (see dmfault alloc show)", hook, knob);
+		return dft_err("%s: no knob '%s' (see dmfault alloc show)", hook, knob);
 	if (r == -EINVAL || r == -ERANGE)
-		return dmf_err("%s/%s: invalid value '%s'", hook, knob, val);
+		return dft_err("%s/%s: invalid value '%s'", hook, knob, val);
 	if (r == -EACCES || r == -EPERM)
-		return dmf_err("%s/%s: permission denied", hook, knob);
-	return dmf_err("%s/%s: %s", hook, knob, strerror(-r));
+		return dft_err("%s/%s: permission denied", hook, knob);
+	return dft_err("%s/%s: %s", hook, knob, strerror(-r));
 }
 
-static int dmf_name_cmp(const void *a, const void *b)
+static int dft_name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Sorted names of the regular files in @dir. */
-static int dmf_list_files(const char *dir, char ***out, unsigned int *nr)
+static int dft_list_files(const char *dir, char ***out, unsigned int *nr)
 {
 	char path[512], **arr = NULL, **p;
 	struct dirent *e;
@@ -179,36 +179,36 @@ static int dmf_list_files(const char *dir, char ***out, unsigned int *nr)
 	}
 	closedir(d);
 	if (*nr)
-		qsort(arr, *nr, sizeof(*arr), dmf_name_cmp);
+		qsort(arr, *nr, sizeof(*arr), dft_name_cmp);
 	*out = arr;
 	return 0;
 }
 
-static void dmf_show_dir(const struct dmf_opts *o, struct dmf_json *j, const char *dir,
+static void dft_show_dir(const struct dft_opts *o, struct dft_json *j, const char *dir,
 			 const char *title)
 {
-	char path[512], val[DMF_KNOB_MAX], **files;
+	char path[512], val[DFT_KNOB_MAX], **files;
 	unsigned int n, i;
 	char *nl;
 
-	if (dmf_list_files(dir, &files, &n))
+	if (dft_list_files(dir, &files, &n))
 		return;
 	if (o->json)
-		dmf_json_begin(j, title, '{');
+		dft_json_begin(j, title, '{');
 	else if (n)
 		printf("%s:\n", title);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		if (dmf_read_file(path, val, sizeof(val))) {
+		if (dft_read_file(path, val, sizeof(val))) {
 			if (o->json)
-				dmf_json_null(j, files[i]);
+				dft_json_null(j, files[i]);
 			else
 				printf("  %-22s (write-only)\n", files[i]);
 			free(files[i]);
 			continue;
 		}
 		if (o->json) {
-			dmf_json_str(j, files[i], val);
+			dft_json_str(j, files[i], val);
 		} else {
 			for (nl = val; (nl = strchr(nl, '\n')) != NULL; nl++)
 				*nl = '\t';	/* one line per knob */
@@ -218,108 +218,108 @@ static void dmf_show_dir(const struct dmf_opts *o, struct dmf_json *j, const cha
 	}
 	free(files);
 	if (o->json)
-		dmf_json_end(j, '}');
+		dft_json_end(j, '}');
 }
 
-DMF_HANDLER(dmf_cmd_alloc_show)
+DFT_HANDLER(dft_cmd_alloc_show)
 {
-	unsigned int mask = dmf_hook_mask(o, 3), i;
+	unsigned int mask = dft_hook_mask(o, 3), i;
 	char dir[256];
-	struct dmf_json j;
+	struct dft_json j;
 	struct stat st;
 	int r;
 
 	(void)cmd;
 	(void)argc;
 	(void)argv;
-	r = dmf_alloc_present();
+	r = dft_alloc_present();
 	if (r)
 		return r;
 	if (o->json) {
-		dmf_json_init(&j, stdout, false);
-		dmf_json_begin(&j, NULL, '{');
-		dmf_json_begin(&j, "hooks", '{');
+		dft_json_init(&j, stdout, false);
+		dft_json_begin(&j, NULL, '{');
+		dft_json_begin(&j, "hooks", '{');
 	}
-	for (i = 0; i < ARRAY_SIZE(dmf_hooks); i++) {
+	for (i = 0; i < ARRAY_SIZE(dft_hooks); i++) {
 		if (!(mask & (1U << i)))
 			continue;
-		snprintf(dir, sizeof(dir), "%s/%s", dmf_debugfs(), dmf_hooks[i]);
+		snprintf(dir, sizeof(dir), "%s/%s", dft_debugfs(), dft_hooks[i]);
 		if (stat(dir, &st)) {
 			if (o->json)
-				dmf_json_null(&j, dmf_hooks[i]);
+				dft_json_null(&j, dft_hooks[i]);
 			else
-				printf("%s: not present\n", dmf_hooks[i]);
+				printf("%s: not present\n", dft_hooks[i]);
 			continue;
 		}
-		dmf_show_dir(o, &j, dir, dmf_hooks[i]);
+		dft_show_dir(o, &j, dir, dft_hooks[i]);
 	}
 	if (o->json)
-		dmf_json_end(&j, '}');
-	dmf_show_dir(o, &j, dmf_debugfs(), "dm-fault");
+		dft_json_end(&j, '}');
+	dft_show_dir(o, &j, dft_debugfs(), "dm-fault");
 	if (o->json) {
-		dmf_json_end(&j, '}');
-		dmf_json_finish(&j);
+		dft_json_end(&j, '}');
+		dft_json_finish(&j);
 	}
-	return DMF_EXIT_OK;
+	return DFT_EXIT_OK;
 }
 
 /* Write every o->set knob to the selected hooks; @saved gets old values. */
-static int dmf_apply_knobs(const struct dmf_kv *set, unsigned int nr, unsigned int mask,
+static int dft_apply_knobs(const struct dft_kv *set, unsigned int nr, unsigned int mask,
 			   char ***saved, bool quiet_missing)
 {
-	char path[512], old[DMF_KNOB_MAX];
+	char path[512], old[DFT_KNOB_MAX];
 	unsigned int i, h;
 	int r;
 
 	for (i = 0; i < nr; i++) {
-		for (h = 0; h < ARRAY_SIZE(dmf_hooks); h++) {
+		for (h = 0; h < ARRAY_SIZE(dft_hooks); h++) {
 			if (!(mask & (1U << h)))
 				continue;
-			r = dmf_knob_path(path, sizeof(path), dmf_hooks[h], set[i].key);
+			r = dft_knob_path(path, sizeof(path), dft_hooks[h], set[i].key);
 			if (r)
-				return dmf_err("'%s' is not a knob name", set[i].key);
+				return dft_err("'%s' is not a knob name", set[i].key);
 			if (saved) {
-				r = dmf_read_file(path, old, sizeof(old));
+				r = dft_read_file(path, old, sizeof(old));
 				if (r == -ENOENT && quiet_missing)
 					continue;
 				if (r)
-					return dmf_knob_err(dmf_hooks[h], set[i].key, set[i].val, r);
+					return dft_knob_err(dft_hooks[h], set[i].key, set[i].val, r);
 				saved[h][i] = strdup(old);
 				if (!saved[h][i])
-					return dmf_err("out of memory");
+					return dft_err("out of memory");
 			}
-			r = dmf_write_file(path, set[i].val);
+			r = dft_write_file(path, set[i].val);
 			if (r)
-				return dmf_knob_err(dmf_hooks[h], set[i].key, set[i].val, r);
+				return dft_knob_err(dft_hooks[h], set[i].key, set[i].val, r);
 		}
 	}
 	return 0;
 }
 
-DMF_HANDLER(dmf_cmd_alloc_set)
+DFT_HANDLER(dft_cmd_alloc_set)
 {
-	unsigned int mask = dmf_hook_mask(o, 1);
+	unsigned int mask = dft_hook_mask(o, 1);
 	int i, r;
 
-	r = dmf_alloc_present();
+	r = dft_alloc_present();
 	if (r)
 		return r;
 	for (i = 0; i < argc; i++) {
-		r = dmf_parse_setting(o, argv[i]);
+		r = dft_parse_setting(o, argv[i]);
 		if (r == -EINVAL)
-			return dmf_usage_err(cmd, "'%s' is not KNOB=VALUE", argv[i]);
+			return dft_usage_err(cmd, "'%s' is not KNOB=VALUE", argv[i]);
 		if (r)
-			return dmf_err("out of memory");
+			return dft_err("out of memory");
 	}
-	return dmf_apply_knobs(o->set, o->nr_set, mask, NULL, false);
+	return dft_apply_knobs(o->set, o->nr_set, mask, NULL, false);
 }
 
-static int dmf_check_pid(const char *s, pid_t *pid)
+static int dft_check_pid(const char *s, pid_t *pid)
 {
 	char path[64];
 	uint64_t v;
 
-	if (dmf_parse_u64(s, &v) || !v || v > 4194304)
+	if (dft_parse_u64(s, &v) || !v || v > 4194304)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%llu", (unsigned long long)v);
 	if (access(path, F_OK))
@@ -328,8 +328,8 @@ static int dmf_check_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
-/* Mark (or unmark) @pid through DMF_DEBUGFS/mark. */
-static int dmf_mark(pid_t pid, bool mark)
+/* Mark (or unmark) @pid through DFT_DEBUGFS/mark. */
+static int dft_mark(pid_t pid, bool mark)
 {
 	char val[32];
 
@@ -337,35 +337,35 @@ static int dmf_mark(pid_t pid, bool mark)
 
 	char path[512];
 
-	return dmf_write_file(dmf_top_file(path, sizeof(path), "mark"), val);
+	return dft_write_file(dft_top_file(path, sizeof(path), "mark"), val);
 }
 
-DMF_HANDLER(dmf_cmd_alloc_mark)
+DFT_HANDLER(dft_cmd_alloc_mark)
 {
 	bool mark = !strcmp(cmd->name, "alloc mark");
-	int i, r, ret = DMF_EXIT_OK;
+	int i, r, ret = DFT_EXIT_OK;
 	pid_t pid;
 
 	(void)o;
 	for (i = 0; i < argc; i++) {
-		r = dmf_check_pid(argv[i], &pid);
+		r = dft_check_pid(argv[i], &pid);
 		if (r == -EINVAL)
-			return dmf_usage_err(cmd, "'%s' is not a process id", argv[i]);
+			return dft_usage_err(cmd, "'%s' is not a process id", argv[i]);
 	}
-	r = dmf_alloc_present();
+	r = dft_alloc_present();
 	if (r)
 		return r;
 	for (i = 0; i < argc; i++) {
-		r = dmf_check_pid(argv[i], &pid);
+		r = dft_check_pid(argv[i], &pid);
 		if (r == -ESRCH) {
-			ret = dmf_err("%s: no such process", argv[i]);
+			ret = dft_err("%s: no such process", argv[i]);
 			continue;
 		}
-		r = dmf_mark(pid, mark);
+		r = dft_mark(pid, mark);
 		if (r == -ENOENT)
-			return dmf_err("%s/mark: not provided by this dmf_alloc", dmf_debugfs());
+			return dft_err("%s/mark: not provided by this dmf_alloc", dft_debugfs());
 		if (r)
-			ret = dmf_err("%s %s: %s", mark ? "mark" : "unmark", argv[i], strerror(-r));
+			ret = dft_err("%s %s: %s", mark ? "mark" : "unmark", argv[i], strerror(-r));
 	}
 	return ret;
 }
@@ -373,30 +373,30 @@ DMF_HANDLER(dmf_cmd_alloc_mark)
 /* ---- run ------------------------------------------------------------------ */
 
 /* Injected faults so far in the selected hooks, from their counters. */
-static int dmf_injected(unsigned int mask, uint64_t *total)
+static int dft_injected(unsigned int mask, uint64_t *total)
 {
 	static const char *const files[] = { "counters", "stats", "status" };
-	char path[512], text[DMF_KNOB_MAX];
+	char path[512], text[DFT_KNOB_MAX];
 	unsigned int h, f;
 	uint64_t v;
 	bool found;
 
 	*total = 0;
-	for (h = 0; h < ARRAY_SIZE(dmf_hooks); h++) {
+	for (h = 0; h < ARRAY_SIZE(dft_hooks); h++) {
 		if (!(mask & (1U << h)))
 			continue;
 		found = false;
-		snprintf(path, sizeof(path), "%s/%s/injected", dmf_debugfs(), dmf_hooks[h]);
-		if (!dmf_read_file(path, text, sizeof(text)) &&
-		    !dmf_find_counter(text, NULL, &v)) {
+		snprintf(path, sizeof(path), "%s/%s/injected", dft_debugfs(), dft_hooks[h]);
+		if (!dft_read_file(path, text, sizeof(text)) &&
+		    !dft_find_counter(text, NULL, &v)) {
 			*total += v;
 			continue;
 		}
 		for (f = 0; f < ARRAY_SIZE(files) && !found; f++) {
-			snprintf(path, sizeof(path), "%s/%s/%s", dmf_debugfs(), dmf_hooks[h],
+			snprintf(path, sizeof(path), "%s/%s/%s", dft_debugfs(), dft_hooks[h],
 				 files[f]);
-			if (!dmf_read_file(path, text, sizeof(text)) &&
-			    !dmf_find_counter(text, "injected", &v)) {
+			if (!dft_read_file(path, text, sizeof(text)) &&
+			    !dft_find_counter(text, "injected", &v)) {
 				*total += v;
 				found = true;
 			}
@@ -407,7 +407,7 @@ static int dmf_injected(unsigned int mask, uint64_t *total)
 	return 0;
 }
 
-struct dmf_child {
+struct dft_child {
 	pid_t pid;
 	bool traced;		/* stopped by ptrace after its exec */
 	int go;			/* write end: the child execs when a byte comes */
@@ -424,7 +424,7 @@ struct dmf_child {
  * fails before its policy is loaded).  Untraced (--exec), it waits on a
  * pipe before the exec, as failcmd.sh marks the shell that execs.
  */
-static int dmf_spawn(char **argv, struct dmf_child *c, bool traced, bool quiet)
+static int dft_spawn(char **argv, struct dft_child *c, bool traced, bool quiet)
 {
 	int go[2], err[2], e, st;
 	ssize_t n;
@@ -495,7 +495,7 @@ static int dmf_spawn(char **argv, struct dmf_child *c, bool traced, bool quiet)
 }
 
 /* Let the child go on (or abort it before its exec) and wait for it. */
-static int dmf_release_wait(struct dmf_child *c, bool go)
+static int dft_release_wait(struct dft_child *c, bool go)
 {
 	int st, e = 0;
 	ssize_t n;
@@ -532,31 +532,31 @@ static int dmf_release_wait(struct dmf_child *c, bool go)
  * " exited") after the task is gone; LEFT 0 means it fired.  The entry is
  * dropped.  1 fired, 0 not, -ENOENT if the file does not tell.
  */
-static int dmf_nth_fired(pid_t pid)
+static int dft_nth_fired(pid_t pid)
 {
-	char path[512], text[DMF_KNOB_MAX], val[32], *line, *s;
+	char path[512], text[DFT_KNOB_MAX], val[32], *line, *s;
 	uint64_t p, left;
 	int r = -ENOENT;
 
-	dmf_top_file(path, sizeof(path), "fail-nth");
-	if (dmf_read_file(path, text, sizeof(text)))
+	dft_top_file(path, sizeof(path), "fail-nth");
+	if (dft_read_file(path, text, sizeof(text)))
 		return -ENOENT;
 	s = text;
 	while ((line = strsep(&s, "\n")) != NULL) {
 		char *pid_s = strsep(&line, " "), *left_s = strsep(&line, " ");
 
-		if (!left_s || dmf_parse_u64(pid_s, &p) || p != (uint64_t)pid ||
-		    dmf_parse_u64(left_s, &left))
+		if (!left_s || dft_parse_u64(pid_s, &p) || p != (uint64_t)pid ||
+		    dft_parse_u64(left_s, &left))
 			continue;
 		r = left == 0;
 		break;
 	}
 	snprintf(val, sizeof(val), "-%d", (int)pid);
-	dmf_write_file(path, val);
+	dft_write_file(path, val);
 	return r;
 }
 
-static void dmf_describe_status(int st, int exec_errno, char *buf, size_t len)
+static void dft_describe_status(int st, int exec_errno, char *buf, size_t len)
 {
 	if (exec_errno)
 		snprintf(buf, len, "exec failed: %s", strerror(exec_errno));
@@ -567,14 +567,14 @@ static void dmf_describe_status(int st, int exec_errno, char *buf, size_t len)
 }
 
 /* Kernel trouble logged since @km's mark; prints each line, returns the count. */
-static unsigned int dmf_kernel_trouble(struct dmf_kmsg *km, long long step, FILE *out)
+static unsigned int dft_kernel_trouble(struct dft_kmsg *km, long long step, FILE *out)
 {
 	char rec[1024];
 	const char *text;
 	unsigned int n = 0;
 
-	while (dmf_kmsg_next(km, rec, sizeof(rec), &text) > 0) {
-		if (!dmf_kernel_problem(text))
+	while (dft_kmsg_next(km, rec, sizeof(rec), &text) > 0) {
+		if (!dft_kernel_problem(text))
 			continue;
 		if (step >= 0)
 			fprintf(out, "step %lld: kernel: %s\n", step, text);
@@ -585,25 +585,25 @@ static unsigned int dmf_kernel_trouble(struct dmf_kmsg *km, long long step, FILE
 	return n;
 }
 
-static volatile sig_atomic_t dmf_stop;
+static volatile sig_atomic_t dft_stop;
 
-static void dmf_on_signal(int sig)
+static void dft_on_signal(int sig)
 {
 	(void)sig;
-	dmf_stop = 1;
+	dft_stop = 1;
 }
 
 /* Defaults as failcmd.sh has them, for the knobs the user did not set. */
-static int dmf_run_defaults(struct dmf_opts *o, unsigned int mask, struct dmf_kv **out,
+static int dft_run_defaults(struct dft_opts *o, unsigned int mask, struct dft_kv **out,
 			    unsigned int *nr)
 {
-	static const struct dmf_kv defaults[] = {
+	static const struct dft_kv defaults[] = {
 		{ "task-filter", "Y", NULL }, { "probability", "100", NULL },
 		{ "interval", "1", NULL }, { "times", "1", NULL }, { "space", "0", NULL },
 		{ "verbose", "0", NULL }, { "ignore-gfp-wait", "N", NULL },
 		{ "ignore-gfp-highmem", "N", NULL }, { "min-order", "0", NULL },
 	};
-	struct dmf_kv *kv;
+	struct dft_kv *kv;
 	unsigned int i, k, n = 0;
 	bool user;
 
@@ -631,8 +631,8 @@ static int dmf_run_defaults(struct dmf_opts *o, unsigned int mask, struct dmf_kv
 	return 0;
 }
 
-/* Restore what dmf_apply_knobs() saved for hook @h, in reverse order. */
-static void dmf_restore_knobs(unsigned int h, const struct dmf_kv *set, unsigned int nr,
+/* Restore what dft_apply_knobs() saved for hook @h, in reverse order. */
+static void dft_restore_knobs(unsigned int h, const struct dft_kv *set, unsigned int nr,
 			      char **saved)
 {
 	char path[512];
@@ -641,8 +641,8 @@ static void dmf_restore_knobs(unsigned int h, const struct dmf_kv *set, unsigned
 	for (i = nr; i-- > 0;) {
 		if (!saved[i])
 			continue;
-		if (!dmf_knob_path(path, sizeof(path), dmf_hooks[h], set[i].key))
-			dmf_write_file(path, saved[i]);
+		if (!dft_knob_path(path, sizeof(path), dft_hooks[h], set[i].key))
+			dft_write_file(path, saved[i]);
 		free(saved[i]);
 		saved[i] = NULL;
 	}
@@ -653,12 +653,12 @@ static void dmf_restore_knobs(unsigned int h, const struct dmf_kv *set, unsigned
  * ours (0: it ran).  *@faults: faults injected into it, UINT64_MAX if that
  * cannot be told.
  */
-static int dmf_run_once(struct dmf_opts *o, unsigned int mask, long long nth, int *cmd_status,
+static int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, int *cmd_status,
 			int *exec_errno, uint64_t *faults)
 {
 	uint64_t before = 0, after = 0;
 	char val[64], path[512];
-	struct dmf_child c;
+	struct dft_child c;
 	int r, fired;
 
 	*faults = 0;
@@ -666,86 +666,86 @@ static int dmf_run_once(struct dmf_opts *o, unsigned int mask, long long nth, in
 	/* a fail-nth count runs down in both hooks, whichever are chosen */
 	if (nth > 0)
 		mask = 3;
-	if (dmf_injected(mask, &before))
+	if (dft_injected(mask, &before))
 		before = UINT64_MAX;
 	/* a sweep runs the command many times: its output only with -v */
-	r = dmf_spawn(o->cmd_argv, &c, !o->with_exec, nth > 0 && !o->verbose);
+	r = dft_spawn(o->cmd_argv, &c, !o->with_exec, nth > 0 && !o->verbose);
 	if (r)
-		return dmf_err("cannot start %s: %s", o->cmd_argv[0], strerror(-r));
+		return dft_err("cannot start %s: %s", o->cmd_argv[0], strerror(-r));
 	if (c.exec_errno) {
 		/* the exec failed before the child was marked */
 		*exec_errno = c.exec_errno;
 		*cmd_status = 127;
 		return 0;
 	}
-	r = dmf_mark(c.pid, true);
+	r = dft_mark(c.pid, true);
 	if (r) {
-		dmf_release_wait(&c, false);
+		dft_release_wait(&c, false);
 		if (r == -ENOENT)
-			return dmf_err("%s/mark: not provided by this dmf_alloc", dmf_debugfs());
-		return dmf_err("cannot mark process %d: %s", (int)c.pid, strerror(-r));
+			return dft_err("%s/mark: not provided by this dmf_alloc", dft_debugfs());
+		return dft_err("cannot mark process %d: %s", (int)c.pid, strerror(-r));
 	}
 	if (nth > 0) {
 		snprintf(val, sizeof(val), "%d %lld", (int)c.pid, nth);
-		r = dmf_write_file(dmf_top_file(path, sizeof(path), "fail-nth"), val);
+		r = dft_write_file(dft_top_file(path, sizeof(path), "fail-nth"), val);
 		if (r) {
-			dmf_release_wait(&c, false);
+			dft_release_wait(&c, false);
 			if (r == -ENOENT)
-				return dmf_err("%s/fail-nth: not provided by this dmf_alloc",
-					       dmf_debugfs());
-			return dmf_err("cannot set fail-nth of %d: %s", (int)c.pid, strerror(-r));
+				return dft_err("%s/fail-nth: not provided by this dmf_alloc",
+					       dft_debugfs());
+			return dft_err("cannot set fail-nth of %d: %s", (int)c.pid, strerror(-r));
 		}
 	}
-	*cmd_status = dmf_release_wait(&c, true);
+	*cmd_status = dft_release_wait(&c, true);
 	*exec_errno = c.exec_errno;
 	if (*cmd_status < 0)
-		return dmf_err("waiting for %s: %s", o->cmd_argv[0], strerror(errno));
+		return dft_err("waiting for %s: %s", o->cmd_argv[0], strerror(errno));
 	if (nth > 0) {
-		fired = dmf_nth_fired(c.pid);
+		fired = dft_nth_fired(c.pid);
 		if (fired >= 0) {
 			*faults = fired;
 			return 0;
 		}
 	}
-	if (before == UINT64_MAX || dmf_injected(mask, &after))
+	if (before == UINT64_MAX || dft_injected(mask, &after))
 		*faults = UINT64_MAX;
 	else
 		*faults = after - before;
 	return 0;
 }
 
-static int dmf_sweep(struct dmf_opts *o, unsigned int mask)
+static int dft_sweep(struct dft_opts *o, unsigned int mask)
 {
 	char desc[128];
 	unsigned int trouble = 0, t;
 	long long step, failed = 0;
 	uint64_t faults;
-	struct dmf_kmsg km;
-	bool tty = dmf_tty(stderr) && !o->verbose;
+	struct dft_kmsg km;
+	bool tty = dft_tty(stderr) && !o->verbose;
 	int r, st, ee;
 
-	for (step = 1; step <= o->max_steps && !dmf_stop; step++) {
+	for (step = 1; step <= o->max_steps && !dft_stop; step++) {
 		if (tty)
 			fprintf(stderr, "\rnth-sweep: step %lld ...", step);
-		dmf_kmsg_mark(&km);
-		r = dmf_run_once(o, mask, step, &st, &ee, &faults);
-		t = dmf_kernel_trouble(&km, step, stdout);
-		dmf_kmsg_close(&km);
+		dft_kmsg_mark(&km);
+		r = dft_run_once(o, mask, step, &st, &ee, &faults);
+		t = dft_kernel_trouble(&km, step, stdout);
+		dft_kmsg_close(&km);
 		trouble += t;
 		if (tty)
 			fprintf(stderr, "\r\033[K");
 		if (r)
 			return r;
 		if (faults == UINT64_MAX)
-			return dmf_err("cannot tell whether a fault was injected: no 'injected' counter under %s",
-				       dmf_debugfs());
-		dmf_describe_status(st, ee, desc, sizeof(desc));
+			return dft_err("cannot tell whether a fault was injected: no 'injected' counter under %s",
+				       dft_debugfs());
+		dft_describe_status(st, ee, desc, sizeof(desc));
 		if (!faults) {
 			printf("step %lld: %s, no fault injected: done\n", step, desc);
 			printf("nth-sweep: %s completed without a fault after %lld faulted run%s; %lld exited non-zero; %u kernel problem%s\n",
 			       o->cmd_argv[0], step - 1, step == 2 ? "" : "s", failed, trouble,
 			       trouble == 1 ? "" : "s");
-			return trouble ? DMF_EXIT_FAIL : DMF_EXIT_OK;
+			return trouble ? DFT_EXIT_FAIL : DFT_EXIT_OK;
 		}
 		printf("step %lld: %s, %llu fault%s injected\n", step, desc,
 		       (unsigned long long)faults, faults == 1 ? "" : "s");
@@ -753,61 +753,61 @@ static int dmf_sweep(struct dmf_opts *o, unsigned int mask)
 		if (st || ee)
 			failed++;
 	}
-	if (dmf_stop)
-		return dmf_err("nth-sweep interrupted at step %lld", step);
-	return dmf_err("nth-sweep: %s still hit a fault at step %lld (--max-steps)",
+	if (dft_stop)
+		return dft_err("nth-sweep interrupted at step %lld", step);
+	return dft_err("nth-sweep: %s still hit a fault at step %lld (--max-steps)",
 		       o->cmd_argv[0], o->max_steps);
 }
 
-DMF_HANDLER(dmf_cmd_run)
+DFT_HANDLER(dft_cmd_run)
 {
-	unsigned int mask = dmf_hook_mask(o, 1), nd = 0, h;
-	struct dmf_kv *defaults = NULL;
-	char **saved[ARRAY_SIZE(dmf_hooks)] = { NULL };
-	struct sigaction sa = { .sa_handler = dmf_on_signal }, oldint, oldterm;
+	unsigned int mask = dft_hook_mask(o, 1), nd = 0, h;
+	struct dft_kv *defaults = NULL;
+	char **saved[ARRAY_SIZE(dft_hooks)] = { NULL };
+	struct sigaction sa = { .sa_handler = dft_on_signal }, oldint, oldterm;
 	char desc[128];
 	uint64_t faults;
-	struct dmf_kmsg km;
+	struct dft_kmsg km;
 	int r, st = 0, ee = 0;
 
 	(void)argc;
 	(void)argv;
 	if (!o->cmd_argc)
-		return dmf_usage_err(cmd, "no command to run");
-	r = dmf_alloc_present();
+		return dft_usage_err(cmd, "no command to run");
+	r = dft_alloc_present();
 	if (r)
 		return r;
-	r = dmf_run_defaults(o, mask, &defaults, &nd);
+	r = dft_run_defaults(o, mask, &defaults, &nd);
 	if (r)
-		return dmf_err("out of memory");
-	for (h = 0; h < ARRAY_SIZE(dmf_hooks); h++) {
+		return dft_err("out of memory");
+	for (h = 0; h < ARRAY_SIZE(dft_hooks); h++) {
 		saved[h] = calloc(nd + o->nr_set + 1, sizeof(char *));
 		if (!saved[h]) {
-			r = dmf_err("out of memory");
+			r = dft_err("out of memory");
 			goto out_free;
 		}
 	}
 	sigaction(SIGINT, &sa, &oldint);
 	sigaction(SIGTERM, &sa, &oldterm);
 	/* the defaults quietly skip knobs a hook does not have */
-	r = dmf_apply_knobs(defaults, nd, mask, saved, true);
+	r = dft_apply_knobs(defaults, nd, mask, saved, true);
 	if (!r) {
-		char **user[ARRAY_SIZE(dmf_hooks)];
+		char **user[ARRAY_SIZE(dft_hooks)];
 
-		for (h = 0; h < ARRAY_SIZE(dmf_hooks); h++)
+		for (h = 0; h < ARRAY_SIZE(dft_hooks); h++)
 			user[h] = saved[h] + nd;
-		r = dmf_apply_knobs(o->set, o->nr_set, mask, user, false);
+		r = dft_apply_knobs(o->set, o->nr_set, mask, user, false);
 	}
 	if (r)
 		goto out_restore;
 	if (o->nth_sweep) {
-		r = dmf_sweep(o, mask);
+		r = dft_sweep(o, mask);
 		goto out_restore;
 	}
-	dmf_kmsg_mark(&km);
-	r = dmf_run_once(o, mask, 0, &st, &ee, &faults);
+	dft_kmsg_mark(&km);
+	r = dft_run_once(o, mask, 0, &st, &ee, &faults);
 	if (!r) {
-		dmf_describe_status(st, ee, desc, sizeof(desc));
+		dft_describe_status(st, ee, desc, sizeof(desc));
 		if (faults == UINT64_MAX)
 			fprintf(stderr, "dmfault: run: %s: %s; injected faults unknown (no counter)\n",
 				o->cmd_argv[0], desc);
@@ -815,20 +815,20 @@ DMF_HANDLER(dmf_cmd_run)
 			fprintf(stderr, "dmfault: run: %s: %s; %llu fault%s injected\n",
 				o->cmd_argv[0], desc, (unsigned long long)faults,
 				faults == 1 ? "" : "s");
-		dmf_kernel_trouble(&km, -1, stderr);
+		dft_kernel_trouble(&km, -1, stderr);
 		r = ee ? 127 : st;
 	}
-	dmf_kmsg_close(&km);
+	dft_kmsg_close(&km);
 out_restore:
 	/* the user's knobs first, then the defaults: the reverse of setting */
-	for (h = 0; h < ARRAY_SIZE(dmf_hooks); h++) {
-		dmf_restore_knobs(h, o->set, o->nr_set, saved[h] + nd);
-		dmf_restore_knobs(h, defaults, nd, saved[h]);
+	for (h = 0; h < ARRAY_SIZE(dft_hooks); h++) {
+		dft_restore_knobs(h, o->set, o->nr_set, saved[h] + nd);
+		dft_restore_knobs(h, defaults, nd, saved[h]);
 	}
 	sigaction(SIGINT, &oldint, NULL);
 	sigaction(SIGTERM, &oldterm, NULL);
 out_free:
-	for (h = 0; h < ARRAY_SIZE(dmf_hooks); h++)
+	for (h = 0; h < ARRAY_SIZE(dft_hooks); h++)
 		free(saved[h]);
 	free(defaults);
 	return r;

@@ -15,27 +15,27 @@
 
 #include "dmfault.h"
 
-/* Look @name up and make sure it has a fault target; -DMF_ENOTFAULT if not. */
-int dmf_open_fault(const char *name, struct dmf_dev *dev)
+/* Look @name up and make sure it has a fault target; -DFT_ENOTFAULT if not. */
+int dft_open_fault(const char *name, struct dft_dev *dev)
 {
-	int r = dmf_dm_get(name, true, dev);
+	int r = dft_dm_get(name, true, dev);
 
 	if (r)
 		return r;
 	if (dev->fault < 0) {
-		dmf_dm_put(dev);
-		return -DMF_ENOTFAULT;
+		dft_dm_put(dev);
+		return -DFT_ENOTFAULT;
 	}
 	return 0;
 }
 
-static uint64_t dmf_fault_sector(const struct dmf_dev *dev)
+static uint64_t dft_fault_sector(const struct dft_dev *dev)
 {
 	return dev->segs[dev->fault].start;
 }
 
 /* "/dev/nullb0" for 251:0, from sysfs; "251:0" if it has no name there. */
-static void dmf_disk_name(unsigned int major, unsigned int minor, char *buf, size_t len)
+static void dft_disk_name(unsigned int major, unsigned int minor, char *buf, size_t len)
 {
 	char link[64], target[PATH_MAX];
 	const char *base;
@@ -54,7 +54,7 @@ static void dmf_disk_name(unsigned int major, unsigned int minor, char *buf, siz
 }
 
 /* The size of a block device in sectors, from sysfs. */
-static int dmf_disk_sectors(unsigned int major, unsigned int minor, uint64_t *sectors)
+static int dft_disk_sectors(unsigned int major, unsigned int minor, uint64_t *sectors)
 {
 	char path[64], text[32];
 	FILE *f;
@@ -66,14 +66,14 @@ static int dmf_disk_sectors(unsigned int major, unsigned int minor, uint64_t *se
 		return -errno;
 	if (fgets(text, sizeof(text), f)) {
 		text[strcspn(text, "\n")] = '\0';
-		r = dmf_parse_u64(text, sectors) ? -EIO : 0;
+		r = dft_parse_u64(text, sectors) ? -EIO : 0;
 	}
 	fclose(f);
 	return r;
 }
 
 /* DEV as a path to a block device or MAJ:MIN. */
-static int dmf_resolve_dev(const char *arg, unsigned int *major, unsigned int *minor)
+static int dft_resolve_dev(const char *arg, unsigned int *major, unsigned int *minor)
 {
 	struct stat st;
 	char extra;
@@ -89,7 +89,7 @@ static int dmf_resolve_dev(const char *arg, unsigned int *major, unsigned int *m
 	return 0;
 }
 
-static bool dmf_name_ok(const char *name)
+static bool dft_name_ok(const char *name)
 {
 	return *name && strlen(name) < 128 && !strchr(name, '/') && strcmp(name, ".") &&
 	       strcmp(name, "..") && !strpbrk(name, " \t\n");
@@ -99,31 +99,31 @@ static bool dmf_name_ok(const char *name)
  * The target refused @rule with -errno @r: name the word that is wrong if we
  * can find it, with the reason the kernel logged.
  */
-int dmf_rule_refused(const char *name, const char *rule, int r, const char *kreason)
+int dft_rule_refused(const char *name, const char *rule, int r, const char *kreason)
 {
-	struct dmf_rule_err rerr = { .reason = NULL };
+	struct dft_rule_err rerr = { .reason = NULL };
 
-	if (r == -EINVAL && dmf_rule_check(rule, true, &rerr)) {
+	if (r == -EINVAL && dft_rule_check(rule, true, &rerr)) {
 		/* the kernel's words only when they add something */
 		if (kreason && !strcasecmp(kreason, rerr.reason))
 			kreason = NULL;
-		return dmf_err("%s: rule syntax error at '%s' in '%s': %s%s%s%s", name,
+		return dft_err("%s: rule syntax error at '%s' in '%s': %s%s%s%s", name,
 			       rerr.word, rule, rerr.reason, kreason ? " (kernel: " : "",
 			       kreason ? kreason : "", kreason ? ")" : "");
 	}
-	return dmf_err("%s: the target refused rule '%s': %s", name, rule,
+	return dft_err("%s: the target refused rule '%s': %s", name, rule,
 		       kreason ? kreason : strerror(-r));
 }
 
 /* Pre-flight check of rules given on the command line: usage errors. */
-int dmf_check_rules(const struct dmf_cmd *cmd, const struct dmf_opts *o)
+int dft_check_rules(const struct dft_cmd *cmd, const struct dft_opts *o)
 {
-	struct dmf_rule_err rerr = { .reason = NULL };
+	struct dft_rule_err rerr = { .reason = NULL };
 	unsigned int i;
 
 	for (i = 0; i < o->nr_rules; i++)
-		if (dmf_rule_check(o->rules[i], false, &rerr))
-			return dmf_usage_err(cmd, "rule syntax error at '%s' in '%s': %s",
+		if (dft_rule_check(o->rules[i], false, &rerr))
+			return dft_usage_err(cmd, "rule syntax error at '%s' in '%s': %s",
 					     rerr.word, o->rules[i], rerr.reason);
 	return 0;
 }
@@ -132,7 +132,7 @@ int dmf_check_rules(const struct dmf_cmd *cmd, const struct dmf_opts *o)
  * The rule fault_ctr() complained about, from its kernel log line
  * "rule [N ]'TEXT': reason": which of @rules it is, and the reason.
  */
-static int dmf_ctr_rule(const char *kreason, char *const *rules, unsigned int nr,
+static int dft_ctr_rule(const char *kreason, char *const *rules, unsigned int nr,
 			unsigned int *idx, const char **why)
 {
 	const char *open, *close;
@@ -156,134 +156,134 @@ static int dmf_ctr_rule(const char *kreason, char *const *rules, unsigned int nr
 	return -ENOENT;
 }
 
-DMF_HANDLER(dmf_cmd_create)
+DFT_HANDLER(dft_cmd_create)
 {
-	struct dmf_table_args ta = { .rules = (const char *const *)o->rules };
+	struct dft_table_args ta = { .rules = (const char *const *)o->rules };
 	const char *name = argv[0], *devarg = argv[1], *why;
 	unsigned int major, minor, idx;
-	struct dmf_buf b = { 0 };
+	struct dft_buf b = { 0 };
 	char devnum[32], kreason[512];
-	struct dmf_kmsg km;
+	struct dft_kmsg km;
 	uint64_t disk = 0;
 	int r, loaded;
 
 	(void)argc;
-	if (!dmf_name_ok(name))
-		return dmf_usage_err(cmd, "'%s' is not a valid device name", name);
-	r = dmf_check_rules(cmd, o);
+	if (!dft_name_ok(name))
+		return dft_usage_err(cmd, "'%s' is not a valid device name", name);
+	r = dft_check_rules(cmd, o);
 	if (r)
 		return r;
-	if (o->nr_rules > DMF_MAX_RULES)
-		return dmf_usage_err(cmd, "%u rules given, the target takes %d at most",
-				     o->nr_rules, DMF_MAX_RULES);
-	r = dmf_resolve_dev(devarg, &major, &minor);
+	if (o->nr_rules > DFT_MAX_RULES)
+		return dft_usage_err(cmd, "%u rules given, the target takes %d at most",
+				     o->nr_rules, DFT_MAX_RULES);
+	r = dft_resolve_dev(devarg, &major, &minor);
 	if (r == -ENOENT)
-		return dmf_err("%s: no such device", devarg);
+		return dft_err("%s: no such device", devarg);
 	if (r == -ENOTBLK)
-		return dmf_err("%s: not a block device", devarg);
+		return dft_err("%s: not a block device", devarg);
 	if (r)
-		return dmf_err("%s: %s", devarg, strerror(-r));
-	r = dmf_disk_sectors(major, minor, &disk);
+		return dft_err("%s: %s", devarg, strerror(-r));
+	r = dft_disk_sectors(major, minor, &disk);
 	if (r && !o->have_size)
-		return dmf_err("%s: cannot read its size (%s); give --size", devarg,
+		return dft_err("%s: cannot read its size (%s); give --size", devarg,
 			       strerror(-r));
 	ta.offset = o->offset / 512;
 	if (o->have_size) {
 		ta.len = o->size / 512;
 		if (!ta.len)
-			return dmf_usage_err(cmd, "--size must not be 0");
+			return dft_usage_err(cmd, "--size must not be 0");
 	} else {
 		if (ta.offset >= disk)
-			return dmf_err("%s: --offset is past its end (%llu bytes)", devarg,
+			return dft_err("%s: --offset is past its end (%llu bytes)", devarg,
 				       (unsigned long long)disk * 512);
 		ta.len = disk - ta.offset;
 	}
 	if (disk && (ta.offset > disk || ta.len > disk - ta.offset))
-		return dmf_err("%s: offset + size go past its end (%llu bytes)", devarg,
+		return dft_err("%s: offset + size go past its end (%llu bytes)", devarg,
 			       (unsigned long long)disk * 512);
 	snprintf(devnum, sizeof(devnum), "%u:%u", major, minor);
 	ta.dev = devnum;
 	ta.nr_rules = o->nr_rules;
 
 	if (o->print) {
-		r = dmf_table_line(&ta, &b);
+		r = dft_table_line(&ta, &b);
 		if (!r)
 			printf("%s\n", b.text);
-		dmf_buf_free(&b);
-		return r ? dmf_err("out of memory") : DMF_EXIT_OK;
+		dft_buf_free(&b);
+		return r ? dft_err("out of memory") : DFT_EXIT_OK;
 	}
-	r = dmf_table_params(&ta, &b);
+	r = dft_table_params(&ta, &b);
 	if (r) {
-		dmf_buf_free(&b);
-		return dmf_err("out of memory");
+		dft_buf_free(&b);
+		return dft_err("out of memory");
 	}
-	loaded = dmf_dm_target_loaded();
+	loaded = dft_dm_target_loaded();
 	if (loaded < 0) {
-		dmf_buf_free(&b);
-		return dmf_dev_err(NULL, loaded);
+		dft_buf_free(&b);
+		return dft_dev_err(NULL, loaded);
 	}
-	dmf_info(o, "table: 0 %llu %s %s", (unsigned long long)ta.len, DMF_TARGET, b.text);
-	dmf_kmsg_mark(&km);
-	r = dmf_dm_create(name, ta.len, b.text);
-	dmf_buf_free(&b);
+	dft_info(o, "table: 0 %llu %s %s", (unsigned long long)ta.len, DFT_TARGET, b.text);
+	dft_kmsg_mark(&km);
+	r = dft_dm_create(name, ta.len, b.text);
+	dft_buf_free(&b);
 	if (!r) {
-		dmf_kmsg_close(&km);
-		dmf_info(o, "created /dev/mapper/%s", name);
-		return DMF_EXIT_OK;
+		dft_kmsg_close(&km);
+		dft_info(o, "created /dev/mapper/%s", name);
+		return DFT_EXIT_OK;
 	}
 	if (r != -EINVAL) {
-		dmf_kmsg_close(&km);
-		return dmf_dev_err(name, r);
+		dft_kmsg_close(&km);
+		return dft_dev_err(name, r);
 	}
 	/* the table was refused: why? */
-	if (!loaded && dmf_dm_target_loaded() == 0) {
-		dmf_kmsg_close(&km);
-		return dmf_dev_err(name, -DMF_ENOMODULE);
+	if (!loaded && dft_dm_target_loaded() == 0) {
+		dft_kmsg_close(&km);
+		return dft_dev_err(name, -DFT_ENOMODULE);
 	}
-	if (!dmf_kmsg_dm_reason(&km, kreason, sizeof(kreason)))
+	if (!dft_kmsg_dm_reason(&km, kreason, sizeof(kreason)))
 		kreason[0] = '\0';
-	dmf_kmsg_close(&km);
-	if (kreason[0] && !dmf_ctr_rule(kreason, o->rules, o->nr_rules, &idx, &why))
-		return dmf_rule_refused(name, o->rules[idx], r, why);
-	return dmf_err("%s: the target refused the table: %s", name,
+	dft_kmsg_close(&km);
+	if (kreason[0] && !dft_ctr_rule(kreason, o->rules, o->nr_rules, &idx, &why))
+		return dft_rule_refused(name, o->rules[idx], r, why);
+	return dft_err("%s: the target refused the table: %s", name,
 		       kreason[0] ? kreason : "invalid argument (see the kernel log)");
 }
 
-DMF_HANDLER(dmf_cmd_remove)
+DFT_HANDLER(dft_cmd_remove)
 {
-	struct dmf_dev dev;
-	int i, r, ret = DMF_EXIT_OK;
+	struct dft_dev dev;
+	int i, r, ret = DFT_EXIT_OK;
 
 	(void)cmd;
 	for (i = 0; i < argc; i++) {
-		r = o->force ? dmf_dm_get(argv[i], false, &dev) : dmf_open_fault(argv[i], &dev);
+		r = o->force ? dft_dm_get(argv[i], false, &dev) : dft_open_fault(argv[i], &dev);
 		if (r) {
-			ret = dmf_dev_err(argv[i], r);
+			ret = dft_dev_err(argv[i], r);
 			continue;
 		}
-		dmf_dm_put(&dev);
-		r = dmf_dm_remove(argv[i], o->retry);
+		dft_dm_put(&dev);
+		r = dft_dm_remove(argv[i], o->retry);
 		if (r == -EBUSY)
-			ret = dmf_err("%s: device is busy (open count %d)", argv[i],
+			ret = dft_err("%s: device is busy (open count %d)", argv[i],
 				      dev.open_count);
 		else if (r)
-			ret = dmf_dev_err(argv[i], r);
+			ret = dft_dev_err(argv[i], r);
 		else
-			dmf_info(o, "removed %s", argv[i]);
+			dft_info(o, "removed %s", argv[i]);
 	}
 	return ret;
 }
 
-int dmf_list_one(const char *name, struct dmf_listed *l)
+int dft_list_one(const char *name, struct dft_listed *l)
 {
-	struct dmf_table_status ts;
-	struct dmf_dev dev;
+	struct dft_table_status ts;
+	struct dft_dev dev;
 	const char *err;
 	unsigned int i;
 	int r;
 
 	memset(l, 0, sizeof(*l));
-	r = dmf_open_fault(name, &dev);
+	r = dft_open_fault(name, &dev);
 	if (r)
 		return r;
 	snprintf(l->name, sizeof(l->name), "%s", name);
@@ -292,111 +292,111 @@ int dmf_list_one(const char *name, struct dmf_listed *l)
 	l->suspended = dev.suspended;
 	for (i = 0; i < dev.nr_segs; i++) {
 		l->size = dev.segs[i].start + dev.segs[i].len;
-		if (strcmp(dev.segs[i].type, DMF_TARGET))
+		if (strcmp(dev.segs[i].type, DFT_TARGET))
 			continue;
-		r = dmf_parse_table_status(dev.segs[i].params, &ts, &err);
+		r = dft_parse_table_status(dev.segs[i].params, &ts, &err);
 		if (r) {
-			dmf_table_status_free(&ts);
-			dmf_err("%s: cannot parse the table '%s': %s", name, dev.segs[i].params,
+			dft_table_status_free(&ts);
+			dft_err("%s: cannot parse the table '%s': %s", name, dev.segs[i].params,
 				err);
-			dmf_dm_put(&dev);
+			dft_dm_put(&dev);
 			return -EPROTO;
 		}
 		if (!l->segments++) {
 			l->disk_major = ts.major;
 			l->disk_minor = ts.minor;
 			l->offset = ts.offset;
-			dmf_disk_name(ts.major, ts.minor, l->disk, sizeof(l->disk));
+			dft_disk_name(ts.major, ts.minor, l->disk, sizeof(l->disk));
 		}
 		l->rules += ts.nr_rules;
-		dmf_table_status_free(&ts);
+		dft_table_status_free(&ts);
 	}
-	dmf_dm_put(&dev);
+	dft_dm_put(&dev);
 	return 0;
 }
 
 /* The names of every fault device. */
-int dmf_fault_names(char ***out, unsigned int *nr)
+int dft_fault_names(char ***out, unsigned int *nr)
 {
-	struct dmf_dev dev;
+	struct dft_dev dev;
 	char **names;
 	unsigned int n, i;
 	int r;
 
 	*out = NULL;
 	*nr = 0;
-	r = dmf_dm_names(&names, &n);
+	r = dft_dm_names(&names, &n);
 	if (r)
 		return r;
 	for (i = 0; i < n; i++) {
-		if (dmf_open_fault(names[i], &dev)) {
+		if (dft_open_fault(names[i], &dev)) {
 			free(names[i]);
 			continue;
 		}
-		dmf_dm_put(&dev);
+		dft_dm_put(&dev);
 		names[(*nr)++] = names[i];
 	}
 	*out = names;
 	return 0;
 }
 
-DMF_HANDLER(dmf_cmd_list)
+DFT_HANDLER(dft_cmd_list)
 {
-	struct dmf_listed *l = NULL, *p;
+	struct dft_listed *l = NULL, *p;
 	unsigned int n, i, nl = 0;
 	char size[32], off[32];
-	struct dmf_json j;
+	struct dft_json j;
 	char **names;
 	int r;
 
 	(void)cmd;
 	(void)argc;
 	(void)argv;
-	r = dmf_fault_names(&names, &n);
+	r = dft_fault_names(&names, &n);
 	if (r)
-		return dmf_dev_err(NULL, r);
+		return dft_dev_err(NULL, r);
 	for (i = 0; i < n; i++) {
 		p = realloc(l, (nl + 1) * sizeof(*l));
 		if (!p) {
-			r = dmf_err("out of memory");
+			r = dft_err("out of memory");
 			goto out;
 		}
 		l = p;
-		r = dmf_list_one(names[i], &l[nl]);
-		if (r == -ENXIO || r == -DMF_ENOTFAULT)
+		r = dft_list_one(names[i], &l[nl]);
+		if (r == -ENXIO || r == -DFT_ENOTFAULT)
 			continue;	/* gone or changed since it was listed */
 		if (r) {
-			r = r == -EPROTO ? DMF_EXIT_FAIL : dmf_dev_err(names[i], r);
+			r = r == -EPROTO ? DFT_EXIT_FAIL : dft_dev_err(names[i], r);
 			goto out;
 		}
 		nl++;
 	}
-	r = DMF_EXIT_OK;
+	r = DFT_EXIT_OK;
 	if (o->names) {
 		for (i = 0; i < nl; i++)
 			printf("%s\n", l[i].name);
 	} else if (o->json) {
-		dmf_json_init(&j, stdout, false);
-		dmf_json_begin(&j, NULL, '{');
-		dmf_json_begin(&j, "devices", '[');
+		dft_json_init(&j, stdout, false);
+		dft_json_begin(&j, NULL, '{');
+		dft_json_begin(&j, "devices", '[');
 		for (i = 0; i < nl; i++) {
-			dmf_json_begin(&j, NULL, '{');
-			dmf_json_str(&j, "name", l[i].name);
+			dft_json_begin(&j, NULL, '{');
+			dft_json_str(&j, "name", l[i].name);
 			snprintf(size, sizeof(size), "%u:%u", l[i].major, l[i].minor);
-			dmf_json_str(&j, "maj:min", size);
-			dmf_json_u64(&j, "size", l[i].size * 512);
-			dmf_json_str(&j, "disk", l[i].disk);
+			dft_json_str(&j, "maj:min", size);
+			dft_json_u64(&j, "size", l[i].size * 512);
+			dft_json_str(&j, "disk", l[i].disk);
 			snprintf(size, sizeof(size), "%u:%u", l[i].disk_major, l[i].disk_minor);
-			dmf_json_str(&j, "disk_maj:min", size);
-			dmf_json_u64(&j, "offset", l[i].offset * 512);
-			dmf_json_u64(&j, "rules", l[i].rules);
-			dmf_json_u64(&j, "segments", l[i].segments);
-			dmf_json_bool(&j, "suspended", l[i].suspended);
-			dmf_json_end(&j, '}');
+			dft_json_str(&j, "disk_maj:min", size);
+			dft_json_u64(&j, "offset", l[i].offset * 512);
+			dft_json_u64(&j, "rules", l[i].rules);
+			dft_json_u64(&j, "segments", l[i].segments);
+			dft_json_bool(&j, "suspended", l[i].suspended);
+			dft_json_end(&j, '}');
 		}
-		dmf_json_end(&j, ']');
-		dmf_json_end(&j, '}');
-		dmf_json_finish(&j);
+		dft_json_end(&j, ']');
+		dft_json_end(&j, '}');
+		dft_json_finish(&j);
 	} else if (nl) {
 		printf("%-16s %8s  %-16s %10s %5s\n", "NAME", "SIZE", "DISK", "OFFSET", "RULES");
 		for (i = 0; i < nl; i++) {
@@ -406,8 +406,8 @@ DMF_HANDLER(dmf_cmd_list)
 				snprintf(off, sizeof(off), "%llu",
 					 (unsigned long long)l[i].offset * 512);
 			} else {
-				dmf_human_size(l[i].size * 512, size, sizeof(size));
-				dmf_human_size(l[i].offset * 512, off, sizeof(off));
+				dft_human_size(l[i].size * 512, size, sizeof(size));
+				dft_human_size(l[i].offset * 512, off, sizeof(off));
 			}
 			printf("%-16s %8s  %-16s %10s %5u%s\n", l[i].name, size, l[i].disk, off,
 			       l[i].rules, l[i].suspended ? "  (suspended)" : "");
@@ -415,60 +415,60 @@ DMF_HANDLER(dmf_cmd_list)
 	}
 out:
 	free(l);
-	dmf_free_names(names, n);
+	dft_free_names(names, n);
 	return r;
 }
 
-DMF_HANDLER(dmf_cmd_table)
+DFT_HANDLER(dft_cmd_table)
 {
-	struct dmf_dev dev;
+	struct dft_dev dev;
 	unsigned int i;
 	int r;
 
 	(void)cmd;
 	(void)o;
 	(void)argc;
-	r = dmf_open_fault(argv[0], &dev);
+	r = dft_open_fault(argv[0], &dev);
 	if (r)
-		return dmf_dev_err(argv[0], r);
+		return dft_dev_err(argv[0], r);
 	for (i = 0; i < dev.nr_segs; i++)
 		printf("%llu %llu %s %s\n", (unsigned long long)dev.segs[i].start,
 		       (unsigned long long)dev.segs[i].len, dev.segs[i].type, dev.segs[i].params);
-	dmf_dm_put(&dev);
-	return DMF_EXIT_OK;
+	dft_dm_put(&dev);
+	return DFT_EXIT_OK;
 }
 
 /*
  * Send @msg to fault device @name.  On failure the error is reported (with
  * the kernel's reason) and an exit status returned; 0 and *@reply on success.
  */
-int dmf_send(const char *name, const char *msg, char **reply, char *kreason, size_t klen,
+int dft_send(const char *name, const char *msg, char **reply, char *kreason, size_t klen,
 	     int *err)
 {
-	struct dmf_kmsg km;
-	struct dmf_dev dev;
+	struct dft_kmsg km;
+	struct dft_dev dev;
 	int r;
 
 	*reply = NULL;
 	kreason[0] = '\0';
-	r = dmf_open_fault(name, &dev);
+	r = dft_open_fault(name, &dev);
 	if (r) {
 		*err = r;
-		return dmf_dev_err(name, r);
+		return dft_dev_err(name, r);
 	}
-	dmf_kmsg_mark(&km);
-	r = dmf_dm_message(name, dmf_fault_sector(&dev), msg, reply);
-	dmf_dm_put(&dev);
+	dft_kmsg_mark(&km);
+	r = dft_dm_message(name, dft_fault_sector(&dev), msg, reply);
+	dft_dm_put(&dev);
 	if (r) {
-		dmf_kmsg_dm_reason(&km, kreason, klen);
+		dft_kmsg_dm_reason(&km, kreason, klen);
 		*err = r;
 	}
-	dmf_kmsg_close(&km);
+	dft_kmsg_close(&km);
 	return r ? -1 : 0;
 }
 
 /* The part of a "dev: rule add: reason" kernel line after the last ": ". */
-const char *dmf_reason_tail(const char *kreason)
+const char *dft_reason_tail(const char *kreason)
 {
 	const char *p = strrchr(kreason, ':');
 
@@ -477,11 +477,11 @@ const char *dmf_reason_tail(const char *kreason)
 	return p && p[1] == ' ' ? p + 2 : kreason;
 }
 
-int dmf_msg_failed(const char *name, const char *what, int r, const char *kreason)
+int dft_msg_failed(const char *name, const char *what, int r, const char *kreason)
 {
-	const char *why = dmf_reason_tail(kreason);
+	const char *why = dft_reason_tail(kreason);
 
 	if (r == -ENXIO || r == -EACCES || r == -EPERM)
-		return dmf_dev_err(name, r);
-	return dmf_err("%s: %s failed: %s", name, what, why ? why : strerror(-r));
+		return dft_dev_err(name, r);
+	return dft_err("%s: %s failed: %s", name, what, why ? why : strerror(-r));
 }

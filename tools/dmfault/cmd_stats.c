@@ -11,15 +11,15 @@
 #include "dmfault.h"
 
 /* One device's counters at one moment. */
-struct dmf_sample {
+struct dft_sample {
 	char name[128];
 	char disk[128];
-	struct dmf_stats st;
+	struct dft_stats st;
 	bool ok;
 };
 
 /* Fill in what only the stats message tells: actions, enabled flags, seeds. */
-static void dmf_merge_details(struct dmf_stats *st, const struct dmf_stats *det)
+static void dft_merge_details(struct dft_stats *st, const struct dft_stats *det)
 {
 	unsigned int i, k;
 
@@ -27,7 +27,7 @@ static void dmf_merge_details(struct dmf_stats *st, const struct dmf_stats *det)
 		for (k = 0; k < det->nr_rules; k++) {
 			if (det->rules[k].id != st->rules[i].id)
 				continue;
-			memcpy(st->rules[i].action, det->rules[k].action, DMF_NAME_LEN);
+			memcpy(st->rules[i].action, det->rules[k].action, DFT_NAME_LEN);
 			st->rules[i].enabled = det->rules[k].enabled;
 			st->rules[i].seed = det->rules[k].seed;
 			st->rules[i].has_seed = det->rules[k].has_seed;
@@ -41,55 +41,55 @@ static void dmf_merge_details(struct dmf_stats *st, const struct dmf_stats *det)
  * The counters of one device: the INFO status (DM_DEVICE_STATUS) for the
  * numbers, the stats message for each rule's action, flag and seed.
  */
-static int dmf_sample_one(struct dmf_sample *s)
+static int dft_sample_one(struct dft_sample *s)
 {
 	char kreason[512], *reply;
-	struct dmf_stats det;
-	struct dmf_listed l;
-	struct dmf_dev dev;
+	struct dft_stats det;
+	struct dft_listed l;
+	struct dft_dev dev;
 	const char *err;
 	int r, e = 0;
 
-	dmf_stats_free(&s->st);
+	dft_stats_free(&s->st);
 	s->ok = false;
-	r = dmf_list_one(s->name, &l);
+	r = dft_list_one(s->name, &l);
 	if (r)
-		return r == -EPROTO ? DMF_EXIT_FAIL : dmf_dev_err(s->name, r);
+		return r == -EPROTO ? DFT_EXIT_FAIL : dft_dev_err(s->name, r);
 	snprintf(s->disk, sizeof(s->disk), "%s", l.disk);
-	r = dmf_dm_get(s->name, false, &dev);
+	r = dft_dm_get(s->name, false, &dev);
 	if (!r && dev.fault < 0) {
-		dmf_dm_put(&dev);
-		r = -DMF_ENOTFAULT;
+		dft_dm_put(&dev);
+		r = -DFT_ENOTFAULT;
 	}
 	if (r)
-		return dmf_dev_err(s->name, r);
-	r = dmf_parse_info(dev.segs[dev.fault].params, &s->st, &err);
+		return dft_dev_err(s->name, r);
+	r = dft_parse_info(dev.segs[dev.fault].params, &s->st, &err);
 	if (r) {
-		dmf_err("%s: cannot parse the status '%s': %s", s->name,
+		dft_err("%s: cannot parse the status '%s': %s", s->name,
 			dev.segs[dev.fault].params, err);
-		dmf_dm_put(&dev);
-		return DMF_EXIT_FAIL;
+		dft_dm_put(&dev);
+		return DFT_EXIT_FAIL;
 	}
-	dmf_dm_put(&dev);
-	r = dmf_send(s->name, "stats", &reply, kreason, sizeof(kreason), &e);
+	dft_dm_put(&dev);
+	r = dft_send(s->name, "stats", &reply, kreason, sizeof(kreason), &e);
 	if (r > 0)
 		return r;
 	if (r < 0)
-		return dmf_msg_failed(s->name, "stats", e, kreason);
-	r = dmf_parse_stats_reply(reply, &det, &err);
+		return dft_msg_failed(s->name, "stats", e, kreason);
+	r = dft_parse_stats_reply(reply, &det, &err);
 	free(reply);
 	if (r) {
-		dmf_stats_free(&det);
-		dmf_err("%s: cannot parse the stats reply: %s", s->name, err);
-		return DMF_EXIT_FAIL;
+		dft_stats_free(&det);
+		dft_err("%s: cannot parse the stats reply: %s", s->name, err);
+		return DFT_EXIT_FAIL;
 	}
-	dmf_merge_details(&s->st, &det);
-	dmf_stats_free(&det);
+	dft_merge_details(&s->st, &det);
+	dft_stats_free(&det);
 	s->ok = true;
 	return 0;
 }
 
-static const struct dmf_op_stat *dmf_find_op(const struct dmf_stats *st, const char *name)
+static const struct dft_op_stat *dft_find_op(const struct dft_stats *st, const char *name)
 {
 	unsigned int i;
 
@@ -99,7 +99,7 @@ static const struct dmf_op_stat *dmf_find_op(const struct dmf_stats *st, const c
 	return NULL;
 }
 
-static const struct dmf_rule_stat *dmf_find_rule(const struct dmf_stats *st, unsigned int id)
+static const struct dft_rule_stat *dft_find_rule(const struct dft_stats *st, unsigned int id)
 {
 	unsigned int i;
 
@@ -109,37 +109,37 @@ static const struct dmf_rule_stat *dmf_find_rule(const struct dmf_stats *st, uns
 	return NULL;
 }
 
-static double dmf_rate(uint64_t now, uint64_t before, double secs)
+static double dft_rate(uint64_t now, uint64_t before, double secs)
 {
 	return now >= before ? (now - before) / secs : 0;
 }
 
-static void dmf_num(const struct dmf_opts *o, uint64_t v, bool bytes, char *buf, size_t len)
+static void dft_num(const struct dft_opts *o, uint64_t v, bool bytes, char *buf, size_t len)
 {
 	if (bytes && !o->bytes)
-		dmf_human_size(v, buf, len);
+		dft_human_size(v, buf, len);
 	else
 		snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
-static void dmf_rate_str(const struct dmf_opts *o, double v, bool bytes, char *buf, size_t len)
+static void dft_rate_str(const struct dft_opts *o, double v, bool bytes, char *buf, size_t len)
 {
 	if (bytes && !o->bytes)
-		dmf_human_size((uint64_t)(v + 0.5), buf, len);
+		dft_human_size((uint64_t)(v + 0.5), buf, len);
 	else
 		snprintf(buf, len, v < 10 ? "%.1f" : "%.0f", v);
 }
 
-static const char *dmf_yes_no(int enabled)
+static const char *dft_yes_no(int enabled)
 {
 	return enabled < 0 ? "-" : enabled ? "yes" : "no";
 }
 
-static void dmf_stats_human(const struct dmf_opts *o, const struct dmf_sample *s,
-			    const struct dmf_stats *prev, double secs)
+static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s,
+			    const struct dft_stats *prev, double secs)
 {
-	const struct dmf_op_stat *op, *pop;
-	const struct dmf_rule_stat *rs, *prs;
+	const struct dft_op_stat *op, *pop;
+	const struct dft_rule_stat *rs, *prs;
 	char a[32], b[32], c[32], d[32];
 	unsigned int i;
 
@@ -157,23 +157,23 @@ static void dmf_stats_human(const struct dmf_opts *o, const struct dmf_sample *s
 		       "FAILED_BYTES");
 	for (i = 0; i < s->st.nr_ops; i++) {
 		op = &s->st.ops[i];
-		pop = prev ? dmf_find_op(prev, op->name) : NULL;
+		pop = prev ? dft_find_op(prev, op->name) : NULL;
 		if (prev) {
-			struct dmf_op_stat z = { .bios = 0 };
+			struct dft_op_stat z = { .bios = 0 };
 
 			if (!pop)
 				pop = &z;
-			dmf_rate_str(o, dmf_rate(op->bios, pop->bios, secs), false, a, sizeof(a));
-			dmf_rate_str(o, dmf_rate(op->bytes, pop->bytes, secs), true, b, sizeof(b));
-			dmf_rate_str(o, dmf_rate(op->failed, pop->failed, secs), false, c,
+			dft_rate_str(o, dft_rate(op->bios, pop->bios, secs), false, a, sizeof(a));
+			dft_rate_str(o, dft_rate(op->bytes, pop->bytes, secs), true, b, sizeof(b));
+			dft_rate_str(o, dft_rate(op->failed, pop->failed, secs), false, c,
 				     sizeof(c));
-			dmf_rate_str(o, dmf_rate(op->failed_bytes, pop->failed_bytes, secs), true,
+			dft_rate_str(o, dft_rate(op->failed_bytes, pop->failed_bytes, secs), true,
 				     d, sizeof(d));
 		} else {
-			dmf_num(o, op->bios, false, a, sizeof(a));
-			dmf_num(o, op->bytes, true, b, sizeof(b));
-			dmf_num(o, op->failed, false, c, sizeof(c));
-			dmf_num(o, op->failed_bytes, true, d, sizeof(d));
+			dft_num(o, op->bios, false, a, sizeof(a));
+			dft_num(o, op->bytes, true, b, sizeof(b));
+			dft_num(o, op->failed, false, c, sizeof(c));
+			dft_num(o, op->failed_bytes, true, d, sizeof(d));
 		}
 		printf("  %-13s %10s %10s %10s %12s\n", op->name, a, b, c, d);
 	}
@@ -184,22 +184,22 @@ static void dmf_stats_human(const struct dmf_opts *o, const struct dmf_sample *s
 	       prev ? "INJECTED/s" : "INJECTED", prev ? "" : "  SEED");
 	for (i = 0; i < s->st.nr_rules; i++) {
 		rs = &s->st.rules[i];
-		prs = prev ? dmf_find_rule(prev, rs->id) : NULL;
+		prs = prev ? dft_find_rule(prev, rs->id) : NULL;
 		if (prev) {
-			struct dmf_rule_stat z = { .seen = 0 };
+			struct dft_rule_stat z = { .seen = 0 };
 
 			if (!prs)
 				prs = &z;
-			dmf_rate_str(o, dmf_rate(rs->seen, prs->seen, secs), false, a, sizeof(a));
-			dmf_rate_str(o, dmf_rate(rs->matched, prs->matched, secs), false, b,
+			dft_rate_str(o, dft_rate(rs->seen, prs->seen, secs), false, a, sizeof(a));
+			dft_rate_str(o, dft_rate(rs->matched, prs->matched, secs), false, b,
 				     sizeof(b));
-			dmf_rate_str(o, dmf_rate(rs->injected, prs->injected, secs), false, c,
+			dft_rate_str(o, dft_rate(rs->injected, prs->injected, secs), false, c,
 				     sizeof(c));
 			printf("  %-4u %-8s %-7s %10s %10s %10s\n", rs->id,
-			       rs->action[0] ? rs->action : "-", dmf_yes_no(rs->enabled), a, b, c);
+			       rs->action[0] ? rs->action : "-", dft_yes_no(rs->enabled), a, b, c);
 		} else {
 			printf("  %-4u %-8s %-7s %10llu %10llu %10llu  %llu\n", rs->id,
-			       rs->action[0] ? rs->action : "-", dmf_yes_no(rs->enabled),
+			       rs->action[0] ? rs->action : "-", dft_yes_no(rs->enabled),
 			       (unsigned long long)rs->seen,
 			       (unsigned long long)rs->matched, (unsigned long long)rs->injected,
 			       (unsigned long long)rs->seed);
@@ -207,78 +207,78 @@ static void dmf_stats_human(const struct dmf_opts *o, const struct dmf_sample *s
 	}
 }
 
-static void dmf_stats_json(struct dmf_json *j, const struct dmf_sample *s,
-			   const struct dmf_stats *prev, double secs)
+static void dft_stats_json(struct dft_json *j, const struct dft_sample *s,
+			   const struct dft_stats *prev, double secs)
 {
-	const struct dmf_op_stat *op, *pop;
-	const struct dmf_rule_stat *rs, *prs;
-	struct dmf_op_stat zop = { .bios = 0 };
-	struct dmf_rule_stat zrule = { .seen = 0 };
+	const struct dft_op_stat *op, *pop;
+	const struct dft_rule_stat *rs, *prs;
+	struct dft_op_stat zop = { .bios = 0 };
+	struct dft_rule_stat zrule = { .seen = 0 };
 	unsigned int i;
 
-	dmf_json_begin(j, NULL, '{');
-	dmf_json_str(j, "name", s->name);
-	dmf_json_str(j, "disk", s->disk);
+	dft_json_begin(j, NULL, '{');
+	dft_json_str(j, "name", s->name);
+	dft_json_str(j, "disk", s->disk);
 	for (i = 0; i < s->st.nr_extra; i++)
-		dmf_json_u64(j, s->st.extra[i].name, s->st.extra[i].val);
-	dmf_json_begin(j, "ops", '{');
+		dft_json_u64(j, s->st.extra[i].name, s->st.extra[i].val);
+	dft_json_begin(j, "ops", '{');
 	for (i = 0; i < s->st.nr_ops; i++) {
 		op = &s->st.ops[i];
-		dmf_json_begin(j, op->name, '{');
-		dmf_json_u64(j, "bios", op->bios);
-		dmf_json_u64(j, "bytes", op->bytes);
-		dmf_json_u64(j, "failed", op->failed);
-		dmf_json_u64(j, "failed_bytes", op->failed_bytes);
+		dft_json_begin(j, op->name, '{');
+		dft_json_u64(j, "bios", op->bios);
+		dft_json_u64(j, "bytes", op->bytes);
+		dft_json_u64(j, "failed", op->failed);
+		dft_json_u64(j, "failed_bytes", op->failed_bytes);
 		if (prev) {
-			pop = dmf_find_op(prev, op->name);
+			pop = dft_find_op(prev, op->name);
 			if (!pop)
 				pop = &zop;
-			dmf_json_double(j, "bios_per_s", dmf_rate(op->bios, pop->bios, secs));
-			dmf_json_double(j, "bytes_per_s", dmf_rate(op->bytes, pop->bytes, secs));
-			dmf_json_double(j, "failed_per_s", dmf_rate(op->failed, pop->failed, secs));
-			dmf_json_double(j, "failed_bytes_per_s",
-					dmf_rate(op->failed_bytes, pop->failed_bytes, secs));
+			dft_json_double(j, "bios_per_s", dft_rate(op->bios, pop->bios, secs));
+			dft_json_double(j, "bytes_per_s", dft_rate(op->bytes, pop->bytes, secs));
+			dft_json_double(j, "failed_per_s", dft_rate(op->failed, pop->failed, secs));
+			dft_json_double(j, "failed_bytes_per_s",
+					dft_rate(op->failed_bytes, pop->failed_bytes, secs));
 		}
-		dmf_json_end(j, '}');
+		dft_json_end(j, '}');
 	}
-	dmf_json_end(j, '}');
-	dmf_json_begin(j, "rules", '[');
+	dft_json_end(j, '}');
+	dft_json_begin(j, "rules", '[');
 	for (i = 0; i < s->st.nr_rules; i++) {
 		rs = &s->st.rules[i];
-		dmf_json_begin(j, NULL, '{');
-		dmf_json_u64(j, "id", rs->id);
+		dft_json_begin(j, NULL, '{');
+		dft_json_u64(j, "id", rs->id);
 		if (rs->action[0])
-			dmf_json_str(j, "action", rs->action);
+			dft_json_str(j, "action", rs->action);
 		else
-			dmf_json_null(j, "action");
+			dft_json_null(j, "action");
 		if (rs->enabled >= 0)
-			dmf_json_bool(j, "enabled", rs->enabled);
+			dft_json_bool(j, "enabled", rs->enabled);
 		else
-			dmf_json_null(j, "enabled");
-		dmf_json_u64(j, "seen", rs->seen);
-		dmf_json_u64(j, "matched", rs->matched);
-		dmf_json_u64(j, "injected", rs->injected);
+			dft_json_null(j, "enabled");
+		dft_json_u64(j, "seen", rs->seen);
+		dft_json_u64(j, "matched", rs->matched);
+		dft_json_u64(j, "injected", rs->injected);
 		if (rs->has_seed)
-			dmf_json_u64(j, "seed", rs->seed);
+			dft_json_u64(j, "seed", rs->seed);
 		else
-			dmf_json_null(j, "seed");
+			dft_json_null(j, "seed");
 		if (prev) {
-			prs = dmf_find_rule(prev, rs->id);
+			prs = dft_find_rule(prev, rs->id);
 			if (!prs)
 				prs = &zrule;
-			dmf_json_double(j, "seen_per_s", dmf_rate(rs->seen, prs->seen, secs));
-			dmf_json_double(j, "matched_per_s",
-					dmf_rate(rs->matched, prs->matched, secs));
-			dmf_json_double(j, "injected_per_s",
-					dmf_rate(rs->injected, prs->injected, secs));
+			dft_json_double(j, "seen_per_s", dft_rate(rs->seen, prs->seen, secs));
+			dft_json_double(j, "matched_per_s",
+					dft_rate(rs->matched, prs->matched, secs));
+			dft_json_double(j, "injected_per_s",
+					dft_rate(rs->injected, prs->injected, secs));
 		}
-		dmf_json_end(j, '}');
+		dft_json_end(j, '}');
 	}
-	dmf_json_end(j, ']');
-	dmf_json_end(j, '}');
+	dft_json_end(j, ']');
+	dft_json_end(j, '}');
 }
 
-static double dmf_now(void)
+static double dft_now(void)
 {
 	struct timespec ts;
 
@@ -286,7 +286,7 @@ static double dmf_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void dmf_sleep_ms(uint64_t ms)
+static void dft_sleep_ms(uint64_t ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
 
@@ -295,29 +295,29 @@ static void dmf_sleep_ms(uint64_t ms)
 }
 
 /* Print one report of every sample (rates against @prev when watching). */
-static void dmf_stats_report(const struct dmf_opts *o, struct dmf_sample *s,
-			     struct dmf_stats *prev, unsigned int n, double secs)
+static void dft_stats_report(const struct dft_opts *o, struct dft_sample *s,
+			     struct dft_stats *prev, unsigned int n, double secs)
 {
-	struct dmf_json j;
+	struct dft_json j;
 	unsigned int i;
 
 	if (o->json) {
-		dmf_json_init(&j, stdout, prev != NULL);
-		dmf_json_begin(&j, NULL, '{');
+		dft_json_init(&j, stdout, prev != NULL);
+		dft_json_begin(&j, NULL, '{');
 		if (prev) {
-			dmf_json_u64(&j, "time", (uint64_t)time(NULL));
-			dmf_json_double(&j, "interval", secs);
+			dft_json_u64(&j, "time", (uint64_t)time(NULL));
+			dft_json_double(&j, "interval", secs);
 		}
-		dmf_json_begin(&j, "devices", '[');
+		dft_json_begin(&j, "devices", '[');
 		for (i = 0; i < n; i++)
 			if (s[i].ok)
-				dmf_stats_json(&j, &s[i], prev ? &prev[i] : NULL, secs);
-		dmf_json_end(&j, ']');
-		dmf_json_end(&j, '}');
-		dmf_json_finish(&j);
+				dft_stats_json(&j, &s[i], prev ? &prev[i] : NULL, secs);
+		dft_json_end(&j, ']');
+		dft_json_end(&j, '}');
+		dft_json_finish(&j);
 		return;
 	}
-	if (prev && dmf_tty(stdout))
+	if (prev && dft_tty(stdout))
 		printf("\033[H\033[2J");
 	if (prev)
 		printf("every %.1fs, rates per second\n", secs);
@@ -326,64 +326,64 @@ static void dmf_stats_report(const struct dmf_opts *o, struct dmf_sample *s,
 			continue;
 		if (i)
 			printf("\n");
-		dmf_stats_human(o, &s[i], prev ? &prev[i] : NULL, secs);
+		dft_stats_human(o, &s[i], prev ? &prev[i] : NULL, secs);
 	}
 	if (prev)
 		printf("\n");
 	fflush(stdout);
 }
 
-DMF_HANDLER(dmf_cmd_stats)
+DFT_HANDLER(dft_cmd_stats)
 {
-	struct dmf_sample *s;
-	struct dmf_stats *prev = NULL;
+	struct dft_sample *s;
+	struct dft_stats *prev = NULL;
 	char **names = NULL;
 	unsigned int n, i;
 	long long done = 0;
 	double t0, t1;
-	int r, ret = DMF_EXIT_OK;
+	int r, ret = DFT_EXIT_OK;
 
 	(void)cmd;
 	if (o->count >= 0 && !o->watch_ms)
-		return dmf_usage_err(cmd, "--count needs --watch");
+		return dft_usage_err(cmd, "--count needs --watch");
 	if (argc) {
 		n = argc;
 	} else {
-		r = dmf_fault_names(&names, &n);
+		r = dft_fault_names(&names, &n);
 		if (r)
-			return dmf_dev_err(NULL, r);
+			return dft_dev_err(NULL, r);
 	}
 	s = calloc(n ? n : 1, sizeof(*s));
 	prev = calloc(n ? n : 1, sizeof(*prev));
 	if (!s || !prev) {
-		ret = dmf_err("out of memory");
+		ret = dft_err("out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(s[i].name, sizeof(s[i].name), "%s", argc ? argv[i] : names[i]);
-		r = dmf_sample_one(&s[i]);
+		r = dft_sample_one(&s[i]);
 		if (r)
 			ret = r;
 	}
 	if (!o->watch_ms) {
-		dmf_stats_report(o, s, NULL, n, 0);
+		dft_stats_report(o, s, NULL, n, 0);
 		goto out;
 	}
-	t0 = dmf_now();
+	t0 = dft_now();
 	while (o->count < 0 || done < o->count) {
 		for (i = 0; i < n; i++) {
-			dmf_stats_free(&prev[i]);
+			dft_stats_free(&prev[i]);
 			prev[i] = s[i].st;
 			memset(&s[i].st, 0, sizeof(s[i].st));
 		}
-		dmf_sleep_ms(o->watch_ms);
-		t1 = dmf_now();
+		dft_sleep_ms(o->watch_ms);
+		t1 = dft_now();
 		for (i = 0; i < n; i++) {
-			r = dmf_sample_one(&s[i]);
+			r = dft_sample_one(&s[i]);
 			if (r)
 				ret = r;
 		}
-		dmf_stats_report(o, s, prev, n, t1 - t0);
+		dft_stats_report(o, s, prev, n, t1 - t0);
 		t0 = t1;
 		done++;
 		if (ret)
@@ -391,102 +391,102 @@ DMF_HANDLER(dmf_cmd_stats)
 	}
 out:
 	for (i = 0; s && i < n; i++) {
-		dmf_stats_free(&s[i].st);
-		dmf_stats_free(&prev[i]);
+		dft_stats_free(&s[i].st);
+		dft_stats_free(&prev[i]);
 	}
 	free(s);
 	free(prev);
 	if (names)
-		dmf_free_names(names, n);
+		dft_free_names(names, n);
 	return ret;
 }
 
-static int dmf_simple_msg(int argc, char **argv, const char *msg)
+static int dft_simple_msg(int argc, char **argv, const char *msg)
 {
 	char kreason[512], *reply;
-	int i, r, e = 0, ret = DMF_EXIT_OK;
+	int i, r, e = 0, ret = DFT_EXIT_OK;
 
 	for (i = 0; i < argc; i++) {
-		r = dmf_send(argv[i], msg, &reply, kreason, sizeof(kreason), &e);
+		r = dft_send(argv[i], msg, &reply, kreason, sizeof(kreason), &e);
 		if (r > 0)
 			ret = r;
 		else if (r < 0)
-			ret = dmf_msg_failed(argv[i], msg, e, kreason);
+			ret = dft_msg_failed(argv[i], msg, e, kreason);
 		else
 			free(reply);
 	}
 	return ret;
 }
 
-DMF_HANDLER(dmf_cmd_reset)
+DFT_HANDLER(dft_cmd_reset)
 {
 	(void)cmd;
 	(void)o;
-	return dmf_simple_msg(argc, argv, "reset");
+	return dft_simple_msg(argc, argv, "reset");
 }
 
-DMF_HANDLER(dmf_cmd_release)
+DFT_HANDLER(dft_cmd_release)
 {
 	char msg[64];
 	int r;
 
 	(void)o;
 	if (argc > 1) {
-		r = dmf_check_id(cmd, argv[1]);
+		r = dft_check_id(cmd, argv[1]);
 		if (r)
 			return r;
 	}
 	snprintf(msg, sizeof(msg), "release%s%s", argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
-	return dmf_simple_msg(1, argv, msg);
+	return dft_simple_msg(1, argv, msg);
 }
 
-DMF_HANDLER(dmf_cmd_log)
+DFT_HANDLER(dft_cmd_log)
 {
-	struct dmf_log_entry *e = NULL;
+	struct dft_log_entry *e = NULL;
 	char kreason[512], *reply;
 	const char *err;
-	struct dmf_json j;
+	struct dft_json j;
 	unsigned int n, k;
 	bool header = false;
-	int i, r, er = 0, ret = DMF_EXIT_OK;
+	int i, r, er = 0, ret = DFT_EXIT_OK;
 
 	(void)cmd;
 	if (o->json) {
-		dmf_json_init(&j, stdout, false);
-		dmf_json_begin(&j, NULL, '{');
-		dmf_json_begin(&j, "devices", '[');
+		dft_json_init(&j, stdout, false);
+		dft_json_begin(&j, NULL, '{');
+		dft_json_begin(&j, "devices", '[');
 	}
 	for (i = 0; i < argc; i++) {
-		r = dmf_send(argv[i], "log", &reply, kreason, sizeof(kreason), &er);
+		r = dft_send(argv[i], "log", &reply, kreason, sizeof(kreason), &er);
 		if (r > 0) {
 			ret = r;
 			continue;
 		}
 		if (r < 0) {
-			ret = dmf_msg_failed(argv[i], "log", er, kreason);
+			ret = dft_msg_failed(argv[i], "log", er, kreason);
 			continue;
 		}
-		r = dmf_parse_log_reply(reply, &e, &n, &err);
+		r = dft_parse_log_reply(reply, &e, &n, &err);
 		free(reply);
 		if (r) {
-			ret = dmf_err("%s: cannot parse the log reply: %s", argv[i], err);
+			ret = dft_err("%s: cannot parse the log reply: %s", argv[i], err);
 			continue;
 		}
 		if (o->json) {
-			dmf_json_begin(&j, NULL, '{');
-			dmf_json_str(&j, "name", argv[i]);
-			dmf_json_begin(&j, "entries", '[');
+			dft_json_begin(&j, NULL, '{');
+			dft_json_str(&j, "name", argv[i]);
+			dft_json_begin(&j, "entries", '[');
 		}
 		for (k = 0; k < n; k++) {
 			if (o->json) {
-				dmf_json_begin(&j, NULL, '{');
-				dmf_json_num(&j, "time", e[k].time);
-				dmf_json_str(&j, "op", e[k].op);
-				dmf_json_u64(&j, "sector", e[k].sector);
-				dmf_json_u64(&j, "bytes", e[k].bytes);
-				dmf_json_u64(&j, "rule", e[k].rule);
-				dmf_json_str(&j, "action", e[k].action);
-				dmf_json_end(&j, '}');
+				dft_json_begin(&j, NULL, '{');
+				dft_json_num(&j, "time", e[k].time);
+				dft_json_str(&j, "op", e[k].op);
+				dft_json_u64(&j, "sector", e[k].sector);
+				dft_json_u64(&j, "bytes", e[k].bytes);
+				dft_json_u64(&j, "rule", e[k].rule);
+				dft_json_str(&j, "action", e[k].action);
+				dft_json_end(&j, '}');
 				continue;
 			}
 			if (!header) {
@@ -499,16 +499,16 @@ DMF_HANDLER(dmf_cmd_log)
 			       (unsigned long long)e[k].bytes, e[k].rule, e[k].action);
 		}
 		if (o->json) {
-			dmf_json_end(&j, ']');
-			dmf_json_end(&j, '}');
+			dft_json_end(&j, ']');
+			dft_json_end(&j, '}');
 		}
 		free(e);
 		e = NULL;
 	}
 	if (o->json) {
-		dmf_json_end(&j, ']');
-		dmf_json_end(&j, '}');
-		dmf_json_finish(&j);
+		dft_json_end(&j, ']');
+		dft_json_end(&j, '}');
+		dft_json_finish(&j);
 	}
 	return ret;
 }

@@ -17,13 +17,13 @@
 
 #include "dmfault.h"
 
-static int dmf_dm_verbose;
-static char dmf_dm_err[256];
+static int dft_dm_verbose;
+static char dft_dm_err[256];
 
-static void dmf_dm_log(int level, const char *file, int line, int dm_errno_or_class,
+static void dft_dm_log(int level, const char *file, int line, int dm_errno_or_class,
 		       const char *f, ...)
 {
-	char msg[sizeof(dmf_dm_err)];
+	char msg[sizeof(dft_dm_err)];
 	va_list ap;
 
 	(void)file;
@@ -34,26 +34,26 @@ static void dmf_dm_log(int level, const char *file, int line, int dm_errno_or_cl
 	vsnprintf(msg, sizeof(msg), f, ap);
 	va_end(ap);
 	if (level <= 3)		/* _LOG_ERR and worse */
-		memcpy(dmf_dm_err, msg, sizeof(msg));
-	if ((dmf_dm_verbose >= 1 && level <= 4) || dmf_dm_verbose >= 3)
+		memcpy(dft_dm_err, msg, sizeof(msg));
+	if ((dft_dm_verbose >= 1 && level <= 4) || dft_dm_verbose >= 3)
 		fprintf(stderr, "dmfault: libdevmapper: %s\n", msg);
 }
 
-void dmf_dm_init(int verbose)
+void dft_dm_init(int verbose)
 {
-	dmf_dm_verbose = verbose;
-	dm_log_with_errno_init(dmf_dm_log);
+	dft_dm_verbose = verbose;
+	dm_log_with_errno_init(dft_dm_log);
 	if (verbose >= 3)
 		dm_log_init_verbose(verbose);
 }
 
-const char *dmf_dm_last_error(void)
+const char *dft_dm_last_error(void)
 {
-	return dmf_dm_err;
+	return dft_dm_err;
 }
 
 /* Why the control device cannot be used, when the task has no errno. */
-static int dmf_dm_control_errno(void)
+static int dft_dm_control_errno(void)
 {
 	int fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
 
@@ -67,27 +67,27 @@ static int dmf_dm_control_errno(void)
 }
 
 /* Run @dmt: 0 or -errno, never libdevmapper's 1/0. */
-static int dmf_dm_run(struct dm_task *dmt)
+static int dft_dm_run(struct dm_task *dmt)
 {
 	int e;
 
-	dmf_dm_err[0] = '\0';
+	dft_dm_err[0] = '\0';
 	if (dm_task_run(dmt))
 		return 0;
 	e = dm_task_get_errno(dmt);
 	if (e)
 		return -e;
-	return dmf_dm_control_errno();
+	return dft_dm_control_errno();
 }
 
 /* A task for @name; NULL with *@r set to -errno when it cannot be made. */
-static struct dm_task *dmf_dm_task(int type, const char *name, int *r)
+static struct dm_task *dft_dm_task(int type, const char *name, int *r)
 {
 	struct dm_task *dmt = dm_task_create(type);
 
 	if (!dmt) {
 		/* libdevmapper checks the driver version here: no access, no driver */
-		*r = dmf_dm_control_errno();
+		*r = dft_dm_control_errno();
 		if (*r == -EIO)
 			*r = -ENOMEM;
 		return NULL;
@@ -101,23 +101,23 @@ static struct dm_task *dmf_dm_task(int type, const char *name, int *r)
 }
 
 /* 1 if the kernel knows the fault target type, 0 if not, or -errno. */
-int dmf_dm_target_loaded(void)
+int dft_dm_target_loaded(void)
 {
 	struct dm_versions *v;
 	struct dm_task *dmt;
 	unsigned int next = 0;
 	int r;
 
-	dmt = dmf_dm_task(DM_DEVICE_LIST_VERSIONS, NULL, &r);
+	dmt = dft_dm_task(DM_DEVICE_LIST_VERSIONS, NULL, &r);
 	if (!dmt)
 		return r;
-	r = dmf_dm_run(dmt);
+	r = dft_dm_run(dmt);
 	if (r)
 		goto out;
 	v = dm_task_get_versions(dmt);
 	do {
 		v = (struct dm_versions *)((char *)v + next);
-		if (!strcmp(v->name, DMF_TARGET)) {
+		if (!strcmp(v->name, DFT_TARGET)) {
 			r = 1;
 			goto out;
 		}
@@ -128,7 +128,7 @@ out:
 	return r;
 }
 
-void dmf_free_names(char **names, unsigned int nr)
+void dft_free_names(char **names, unsigned int nr)
 {
 	while (nr)
 		free(names[--nr]);
@@ -136,7 +136,7 @@ void dmf_free_names(char **names, unsigned int nr)
 }
 
 /* The names of every device-mapper device, sorted by the kernel. */
-int dmf_dm_names(char ***names, unsigned int *nr)
+int dft_dm_names(char ***names, unsigned int *nr)
 {
 	struct dm_task *dmt;
 	struct dm_names *n;
@@ -146,10 +146,10 @@ int dmf_dm_names(char ***names, unsigned int *nr)
 
 	*names = NULL;
 	*nr = 0;
-	dmt = dmf_dm_task(DM_DEVICE_LIST, NULL, &r);
+	dmt = dft_dm_task(DM_DEVICE_LIST, NULL, &r);
 	if (!dmt)
 		return r;
-	r = dmf_dm_run(dmt);
+	r = dft_dm_run(dmt);
 	if (r)
 		goto out;
 	n = dm_task_get_names(dmt);
@@ -173,12 +173,12 @@ out:
 	dm_task_destroy(dmt);
 	return r;
 nomem:
-	dmf_free_names(arr, count);
+	dft_free_names(arr, count);
 	r = -ENOMEM;
 	goto out;
 }
 
-void dmf_dm_put(struct dmf_dev *dev)
+void dft_dm_put(struct dft_dev *dev)
 {
 	unsigned int i;
 
@@ -193,9 +193,9 @@ void dmf_dm_put(struct dmf_dev *dev)
  * Info and targets of device @name: the TABLE (@table) or INFO status of
  * every segment, walked with dm_get_next_target().  -ENXIO: no such device.
  */
-int dmf_dm_get(const char *name, bool table, struct dmf_dev *dev)
+int dft_dm_get(const char *name, bool table, struct dft_dev *dev)
 {
-	struct dmf_segment *seg, *p;
+	struct dft_segment *seg, *p;
 	uint64_t start, len;
 	char *type, *params;
 	struct dm_info info;
@@ -208,10 +208,10 @@ int dmf_dm_get(const char *name, bool table, struct dmf_dev *dev)
 	if (strlen(name) >= sizeof(dev->name))
 		return -ENAMETOOLONG;
 	strcpy(dev->name, name);
-	dmt = dmf_dm_task(table ? DM_DEVICE_TABLE : DM_DEVICE_STATUS, name, &r);
+	dmt = dft_dm_task(table ? DM_DEVICE_TABLE : DM_DEVICE_STATUS, name, &r);
 	if (!dmt)
 		return r;
-	r = dmf_dm_run(dmt);
+	r = dft_dm_run(dmt);
 	if (r)
 		goto out;
 	if (!dm_task_get_info(dmt, &info) || !info.exists) {
@@ -242,25 +242,25 @@ int dmf_dm_get(const char *name, bool table, struct dmf_dev *dev)
 			r = -ENOMEM;
 			goto out;
 		}
-		if (dev->fault < 0 && !strcmp(type, DMF_TARGET))
+		if (dev->fault < 0 && !strcmp(type, DFT_TARGET))
 			dev->fault = dev->nr_segs;
 		dev->nr_segs++;
 	} while (next);
 out:
 	if (r)
-		dmf_dm_put(dev);
+		dft_dm_put(dev);
 	dm_task_destroy(dmt);
 	return r;
 }
 
 /* Remove @name with a udev cookie, waiting for udev (or libdm) to finish. */
-static int dmf_dm_remove_task(const char *name, bool retry)
+static int dft_dm_remove_task(const char *name, bool retry)
 {
 	struct dm_task *dmt;
 	uint32_t cookie = 0;
 	int r;
 
-	dmt = dmf_dm_task(DM_DEVICE_REMOVE, name, &r);
+	dmt = dft_dm_task(DM_DEVICE_REMOVE, name, &r);
 	if (!dmt)
 		return r;
 	if (retry)
@@ -269,15 +269,15 @@ static int dmf_dm_remove_task(const char *name, bool retry)
 		dm_task_destroy(dmt);
 		return -EIO;
 	}
-	r = dmf_dm_run(dmt);
+	r = dft_dm_run(dmt);
 	dm_udev_wait(cookie);
 	dm_task_destroy(dmt);
 	return r;
 }
 
-int dmf_dm_remove(const char *name, bool retry)
+int dft_dm_remove(const char *name, bool retry)
 {
-	return dmf_dm_remove_task(name, retry);
+	return dft_dm_remove_task(name, retry);
 }
 
 /*
@@ -285,34 +285,34 @@ int dmf_dm_remove(const char *name, bool retry)
  * cookie (the node appears on resume).  If the load or the resume fails, the
  * half-made device is removed before returning the first error.
  */
-int dmf_dm_create(const char *name, uint64_t len, const char *params)
+int dft_dm_create(const char *name, uint64_t len, const char *params)
 {
 	struct dm_task *dmt;
 	uint32_t cookie = 0;
 	int r;
 
-	dmt = dmf_dm_task(DM_DEVICE_CREATE, name, &r);
+	dmt = dft_dm_task(DM_DEVICE_CREATE, name, &r);
 	if (!dmt)
 		return r;
-	r = dmf_dm_run(dmt);
+	r = dft_dm_run(dmt);
 	dm_task_destroy(dmt);
 	if (r)
 		return r == -EBUSY ? -EEXIST : r;
 
-	dmt = dmf_dm_task(DM_DEVICE_RELOAD, name, &r);
+	dmt = dft_dm_task(DM_DEVICE_RELOAD, name, &r);
 	if (!dmt)
 		goto out_remove;
-	if (!dm_task_add_target(dmt, 0, len, DMF_TARGET, params)) {
+	if (!dm_task_add_target(dmt, 0, len, DFT_TARGET, params)) {
 		dm_task_destroy(dmt);
 		r = -ENOMEM;
 		goto out_remove;
 	}
-	r = dmf_dm_run(dmt);
+	r = dft_dm_run(dmt);
 	dm_task_destroy(dmt);
 	if (r)
 		goto out_remove;
 
-	dmt = dmf_dm_task(DM_DEVICE_RESUME, name, &r);
+	dmt = dft_dm_task(DM_DEVICE_RESUME, name, &r);
 	if (!dmt)
 		goto out_remove;
 	if (!dm_task_set_cookie(dmt, &cookie, 0)) {
@@ -320,7 +320,7 @@ int dmf_dm_create(const char *name, uint64_t len, const char *params)
 		r = -EIO;
 		goto out_remove;
 	}
-	r = dmf_dm_run(dmt);
+	r = dft_dm_run(dmt);
 	dm_udev_wait(cookie);
 	dm_task_destroy(dmt);
 	if (r)
@@ -330,13 +330,13 @@ int dmf_dm_create(const char *name, uint64_t len, const char *params)
 out_remove:
 	/* keep the first error; a failed clean-up is reported as well */
 	{
-		char why[sizeof(dmf_dm_err)];
+		char why[sizeof(dft_dm_err)];
 
-		memcpy(why, dmf_dm_err, sizeof(why));
-		if (dmf_dm_remove_task(name, true))
+		memcpy(why, dft_dm_err, sizeof(why));
+		if (dft_dm_remove_task(name, true))
 			fprintf(stderr, "dmfault: %s: could not remove the half-created device: %s\n",
-				name, dmf_dm_err);
-		memcpy(dmf_dm_err, why, sizeof(why));
+				name, dft_dm_err);
+		memcpy(dft_dm_err, why, sizeof(why));
 	}
 	return r;
 }
@@ -345,21 +345,21 @@ out_remove:
  * Send @msg to the target at @sector of @name.  *@reply gets the target's
  * reply (an empty string when it gave none); free() it.
  */
-int dmf_dm_message(const char *name, uint64_t sector, const char *msg, char **reply)
+int dft_dm_message(const char *name, uint64_t sector, const char *msg, char **reply)
 {
 	struct dm_task *dmt;
 	const char *resp;
 	int r;
 
 	*reply = NULL;
-	dmt = dmf_dm_task(DM_DEVICE_TARGET_MSG, name, &r);
+	dmt = dft_dm_task(DM_DEVICE_TARGET_MSG, name, &r);
 	if (!dmt)
 		return r;
 	if (!dm_task_set_sector(dmt, sector) || !dm_task_set_message(dmt, msg)) {
 		dm_task_destroy(dmt);
 		return -ENOMEM;
 	}
-	r = dmf_dm_run(dmt);
+	r = dft_dm_run(dmt);
 	if (!r) {
 		resp = dm_task_get_message_response(dmt);
 		*reply = strdup(resp ? resp : "");

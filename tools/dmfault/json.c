@@ -9,7 +9,7 @@
 
 #include "dmfault.h"
 
-void dmf_json_quote(FILE *f, const char *s)
+void dft_json_quote(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -41,7 +41,7 @@ void dmf_json_quote(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void dmf_json_init(struct dmf_json *j, FILE *f, bool compact)
+void dft_json_init(struct dft_json *j, FILE *f, bool compact)
 {
 	j->f = f;
 	j->depth = 0;
@@ -50,7 +50,7 @@ void dmf_json_init(struct dmf_json *j, FILE *f, bool compact)
 }
 
 /* Separator, newline and indentation before a value, then its key. */
-static void dmf_json_key(struct dmf_json *j, const char *key)
+static void dft_json_key(struct dft_json *j, const char *key)
 {
 	int i;
 
@@ -63,20 +63,20 @@ static void dmf_json_key(struct dmf_json *j, const char *key)
 	}
 	j->first = false;
 	if (key) {
-		dmf_json_quote(j->f, key);
+		dft_json_quote(j->f, key);
 		fputs(j->compact ? ":" : ": ", j->f);
 	}
 }
 
-void dmf_json_begin(struct dmf_json *j, const char *key, char open)
+void dft_json_begin(struct dft_json *j, const char *key, char open)
 {
-	dmf_json_key(j, key);
+	dft_json_key(j, key);
 	fputc(open, j->f);
 	j->depth++;
 	j->first = true;
 }
 
-void dmf_json_end(struct dmf_json *j, char close)
+void dft_json_end(struct dft_json *j, char close)
 {
 	int i;
 
@@ -90,48 +90,48 @@ void dmf_json_end(struct dmf_json *j, char close)
 	j->first = false;
 }
 
-void dmf_json_str(struct dmf_json *j, const char *key, const char *val)
+void dft_json_str(struct dft_json *j, const char *key, const char *val)
 {
-	dmf_json_key(j, key);
-	dmf_json_quote(j->f, val);
+	dft_json_key(j, key);
+	dft_json_quote(j->f, val);
 }
 
-void dmf_json_u64(struct dmf_json *j, const char *key, uint64_t val)
+void dft_json_u64(struct dft_json *j, const char *key, uint64_t val)
 {
-	dmf_json_key(j, key);
+	dft_json_key(j, key);
 	fprintf(j->f, "%" PRIu64, val);
 }
 
 /* A number already in JSON syntax (checked by the caller), e.g. "12.345678". */
-void dmf_json_num(struct dmf_json *j, const char *key, const char *val)
+void dft_json_num(struct dft_json *j, const char *key, const char *val)
 {
-	dmf_json_key(j, key);
+	dft_json_key(j, key);
 	fputs(val, j->f);
 }
 
-void dmf_json_double(struct dmf_json *j, const char *key, double val)
+void dft_json_double(struct dft_json *j, const char *key, double val)
 {
-	dmf_json_key(j, key);
+	dft_json_key(j, key);
 	if (isfinite(val))
 		fprintf(j->f, "%.3f", val);
 	else
 		fputs("null", j->f);
 }
 
-void dmf_json_bool(struct dmf_json *j, const char *key, bool val)
+void dft_json_bool(struct dft_json *j, const char *key, bool val)
 {
-	dmf_json_key(j, key);
+	dft_json_key(j, key);
 	fputs(val ? "true" : "false", j->f);
 }
 
-void dmf_json_null(struct dmf_json *j, const char *key)
+void dft_json_null(struct dft_json *j, const char *key)
 {
-	dmf_json_key(j, key);
+	dft_json_key(j, key);
 	fputs("null", j->f);
 }
 
 /* End of a top-level document. */
-void dmf_json_finish(struct dmf_json *j)
+void dft_json_finish(struct dft_json *j)
 {
 	fputc('\n', j->f);
 	fflush(j->f);

@@ -13,7 +13,7 @@
 #include "dmfault.h"
 
 /* Open /dev/kmsg positioned after the last record; fd -1 if unavailable. */
-void dmf_kmsg_mark(struct dmf_kmsg *k)
+void dft_kmsg_mark(struct dft_kmsg *k)
 {
 	k->fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (k->fd >= 0 && lseek(k->fd, 0, SEEK_END) < 0) {
@@ -26,7 +26,7 @@ void dmf_kmsg_mark(struct dmf_kmsg *k)
  * The next record logged since the mark: 1 with *text set, 0 when there is
  * none left, -errno on failure.
  */
-int dmf_kmsg_next(struct dmf_kmsg *k, char *buf, size_t len, const char **text)
+int dft_kmsg_next(struct dft_kmsg *k, char *buf, size_t len, const char **text)
 {
 	uint64_t usec;
 	ssize_t n;
@@ -43,12 +43,12 @@ int dmf_kmsg_next(struct dmf_kmsg *k, char *buf, size_t len, const char **text)
 		if (n == 0)
 			return 0;
 		buf[n] = '\0';
-		if (!dmf_parse_kmsg(buf, &level, &usec, text))
+		if (!dft_parse_kmsg(buf, &level, &usec, text))
 			return 1;
 	}
 }
 
-void dmf_kmsg_close(struct dmf_kmsg *k)
+void dft_kmsg_close(struct dft_kmsg *k)
 {
 	if (k->fd >= 0)
 		close(k->fd);
@@ -61,7 +61,7 @@ void dmf_kmsg_close(struct dmf_kmsg *k)
  * reason") is preferred over dm-table's ("table: 254:0: fault: reason (-EINVAL)").
  * Returns @out, or NULL when nothing was logged.
  */
-const char *dmf_kmsg_dm_reason(struct dmf_kmsg *k, char *out, size_t len)
+const char *dft_kmsg_dm_reason(struct dft_kmsg *k, char *out, size_t len)
 {
 	char rec[1024];
 	const char *text, *p;
@@ -69,7 +69,7 @@ const char *dmf_kmsg_dm_reason(struct dmf_kmsg *k, char *out, size_t len)
 	size_t n;
 
 	out[0] = '\0';
-	while (dmf_kmsg_next(k, rec, sizeof(rec), &text) > 0) {
+	while (dft_kmsg_next(k, rec, sizeof(rec), &text) > 0) {
 		p = strstr(text, "device-mapper: ");
 		if (!p)
 			continue;

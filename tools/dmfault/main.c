@@ -3,7 +3,7 @@
  * dmfault: drive the dm-fault device-mapper target and the dm-fault
  * allocator hooks.
  *
- * Every command is one row of dmf_cmds[]: its name (one or two words), the
+ * Every command is one row of dft_cmds[]: its name (one or two words), the
  * arguments it takes, the options it accepts, its handler and a line of
  * help.  The usage text, --help, per-command help and the bash completion
  * script are all generated from that table, so a new command (bad blocks,
@@ -17,48 +17,48 @@
 
 #include "dmfault.h"
 
-/* How an option is stored in struct dmf_opts. */
-enum dmf_opt_kind {
-	DMF_OPT_FLAG,		/* bool at .off */
-	DMF_OPT_SIZE,		/* uint64_t bytes at .off, bool at .seen */
-	DMF_OPT_ACTION,		/* a readable rule for action .action */
-	DMF_OPT_RULE,		/* a raw rule */
-	DMF_OPT_SET,		/* KNOB=VALUE */
-	DMF_OPT_KNOB,		/* --NAME V, a shorthand for --set .action=V */
-	DMF_OPT_WATCH,
-	DMF_OPT_COUNT,
-	DMF_OPT_VERBOSE,
-	DMF_OPT_HELP,
+/* How an option is stored in struct dft_opts. */
+enum dft_opt_kind {
+	DFT_OPT_FLAG,		/* bool at .off */
+	DFT_OPT_SIZE,		/* uint64_t bytes at .off, bool at .seen */
+	DFT_OPT_ACTION,		/* a readable rule for action .action */
+	DFT_OPT_RULE,		/* a raw rule */
+	DFT_OPT_SET,		/* KNOB=VALUE */
+	DFT_OPT_KNOB,		/* --NAME V, a shorthand for --set .action=V */
+	DFT_OPT_WATCH,
+	DFT_OPT_COUNT,
+	DFT_OPT_VERBOSE,
+	DFT_OPT_HELP,
 };
 
-struct dmf_opt {
+struct dft_opt {
 	const char *name;
 	char short_name;
 	const char *arg;		/* metavariable; NULL for a flag */
-	enum dmf_opt_kind kind;
+	enum dft_opt_kind kind;
 	size_t off;
 	size_t seen;
-	const char *action;		/* DMF_OPT_ACTION: the rule action; KNOB: knob */
+	const char *action;		/* DFT_OPT_ACTION: the rule action; KNOB: knob */
 	const char *help;
 };
 
 #define FLAG(n, s, field, h) \
-	{ n, s, NULL, DMF_OPT_FLAG, offsetof(struct dmf_opts, field), 0, NULL, h }
+	{ n, s, NULL, DFT_OPT_FLAG, offsetof(struct dft_opts, field), 0, NULL, h }
 #define ACTION(n, h) \
-	{ n, 0, "SPEC", DMF_OPT_ACTION, 0, 0, n, h }
+	{ n, 0, "SPEC", DFT_OPT_ACTION, 0, 0, n, h }
 #define KNOB(n, s, a, h) \
-	{ n, s, a, DMF_OPT_KNOB, 0, 0, n, h }
+	{ n, s, a, DFT_OPT_KNOB, 0, 0, n, h }
 
-static const struct dmf_opt dmf_options[] = {
-	{ "help", 'h', NULL, DMF_OPT_HELP, 0, 0, NULL, "show this help and exit" },
-	{ "verbose", 'v', NULL, DMF_OPT_VERBOSE, 0, 0, NULL,
+static const struct dft_opt dft_options[] = {
+	{ "help", 'h', NULL, DFT_OPT_HELP, 0, 0, NULL, "show this help and exit" },
+	{ "verbose", 'v', NULL, DFT_OPT_VERBOSE, 0, 0, NULL,
 	  "say more (repeat for libdevmapper's messages)" },
 	FLAG("json", 'J', json, "machine-readable output, one object per device"),
 	FLAG("print", 0, print, "print the table line for dmsetup create instead"),
-	{ "offset", 0, "SIZE", DMF_OPT_SIZE, offsetof(struct dmf_opts, offset),
-	  offsetof(struct dmf_opts, have_offset), NULL, "start on DEV (default 0)" },
-	{ "size", 0, "SIZE", DMF_OPT_SIZE, offsetof(struct dmf_opts, size),
-	  offsetof(struct dmf_opts, have_size), NULL,
+	{ "offset", 0, "SIZE", DFT_OPT_SIZE, offsetof(struct dft_opts, offset),
+	  offsetof(struct dft_opts, have_offset), NULL, "start on DEV (default 0)" },
+	{ "size", 0, "SIZE", DFT_OPT_SIZE, offsetof(struct dft_opts, size),
+	  offsetof(struct dft_opts, have_size), NULL,
 	  "length of the device (default: the rest of DEV)" },
 	ACTION("error", "fail matching I/O: [OPS:]ITEM,... e.g. read:1%,enospc"),
 	ACTION("drop", "acknowledge writes, never write them: e.g. write:5%"),
@@ -66,18 +66,18 @@ static const struct dmf_opt dmf_options[] = {
 	ACTION("delay", "delay I/O: e.g. any:delay=10ms,jitter=5ms"),
 	ACTION("stall", "hold I/O until released: e.g. write:timeout=30s"),
 	ACTION("torn", "write only a prefix: e.g. write:keep=1,1%"),
-	{ "rule", 'r', "RULE", DMF_OPT_RULE, 0, 0, NULL,
+	{ "rule", 'r', "RULE", DFT_OPT_RULE, 0, 0, NULL,
 	  "a rule in the target's syntax, passed as it is" },
 	FLAG("names", 'n', names, "print only the device names"),
 	FLAG("bytes", 'b', bytes, "print sizes in bytes"),
-	{ "watch", 'w', "SECONDS", DMF_OPT_WATCH, 0, 0, NULL,
+	{ "watch", 'w', "SECONDS", DFT_OPT_WATCH, 0, 0, NULL,
 	  "refresh every SECONDS with rates per second" },
-	{ "count", 'c', "N", DMF_OPT_COUNT, 0, 0, NULL, "stop after N refreshes" },
+	{ "count", 'c', "N", DFT_OPT_COUNT, 0, 0, NULL, "stop after N refreshes" },
 	FLAG("force", 'f', force, "remove even a device that is not a fault device"),
 	FLAG("retry", 0, retry, "retry a remove that fails because the device is busy"),
 	FLAG("slab", 0, slab, "the slab hook (failslab), the default"),
 	FLAG("page", 0, page, "the page allocator hook (fail_page_alloc)"),
-	{ "set", 's', "KNOB=VALUE", DMF_OPT_SET, 0, 0, NULL,
+	{ "set", 's', "KNOB=VALUE", DFT_OPT_SET, 0, 0, NULL,
 	  "set a hook knob for the run (repeatable)" },
 	KNOB("probability", 'p', "P", "fault probability: 5 (%), 0.1%, 1e-6, 1/1000"),
 	KNOB("interval", 0, "N", "only every Nth allocation may fail"),
@@ -85,7 +85,7 @@ static const struct dmf_opt dmf_options[] = {
 	KNOB("space", 0, "BYTES", "let BYTES of allocations through first"),
 	FLAG("nth-sweep", 0, nth_sweep,
 	     "run CMD with fail-nth 1, 2, ... until it completes with no fault"),
-	{ "max-steps", 0, "N", DMF_OPT_COUNT, 1, 0, NULL,
+	{ "max-steps", 0, "N", DFT_OPT_COUNT, 1, 0, NULL,
 	  "stop a sweep after N steps (default 10000)" },
 	FLAG("exec", 0, with_exec,
 	     "fail allocations of the exec too (as failcmd.sh; may panic a TOMOYO kernel)"),
@@ -94,110 +94,110 @@ static const struct dmf_opt dmf_options[] = {
 #define OPTS(...)	((const char *const[]){ __VA_ARGS__, NULL })
 #define RULE_OPTS	"error", "drop", "corrupt", "delay", "stall", "torn", "rule"
 
-static DMF_HANDLER(dmf_cmd_help);
-static DMF_HANDLER(dmf_cmd_version);
-static DMF_HANDLER(dmf_cmd_completion);
+static DFT_HANDLER(dft_cmd_help);
+static DFT_HANDLER(dft_cmd_version);
+static DFT_HANDLER(dft_cmd_completion);
 
-static const struct dmf_cmd dmf_cmds[] = {
-	{ "create", "NAME DEV [RULE...]", 2, 2, dmf_cmd_create,
+static const struct dft_cmd dft_cmds[] = {
+	{ "create", "NAME DEV [RULE...]", 2, 2, dft_cmd_create,
 	  "create fault device NAME on block device DEV",
-	  OPTS("offset", "size", "print", RULE_OPTS), DMF_CMD_RULES },
-	{ "remove", "NAME...", 1, -1, dmf_cmd_remove,
+	  OPTS("offset", "size", "print", RULE_OPTS), DFT_CMD_RULES },
+	{ "remove", "NAME...", 1, -1, dft_cmd_remove,
 	  "remove fault devices",
-	  OPTS("retry", "force"), DMF_CMD_DEVICE },
-	{ "list", "", 0, 0, dmf_cmd_list,
+	  OPTS("retry", "force"), DFT_CMD_DEVICE },
+	{ "list", "", 0, 0, dft_cmd_list,
 	  "list every fault device with its disk and rule count",
 	  OPTS("json", "names", "bytes"), 0 },
-	{ "table", "NAME", 1, 1, dmf_cmd_table,
+	{ "table", "NAME", 1, 1, dft_cmd_table,
 	  "print the table line that recreates NAME as it is now",
-	  NULL, DMF_CMD_DEVICE },
-	{ "rule add", "NAME [RULE...]", 1, 1, dmf_cmd_rule_add,
+	  NULL, DFT_CMD_DEVICE },
+	{ "rule add", "NAME [RULE...]", 1, 1, dft_cmd_rule_add,
 	  "add rules to a live device; prints the new rule ids",
-	  OPTS(RULE_OPTS), DMF_CMD_DEVICE | DMF_CMD_RULES },
-	{ "rule remove", "NAME ID...", 2, -1, dmf_cmd_rule_id,
-	  "remove rules", NULL, DMF_CMD_DEVICE },
-	{ "rule enable", "NAME ID...", 2, -1, dmf_cmd_rule_id,
-	  "enable rules", NULL, DMF_CMD_DEVICE },
-	{ "rule disable", "NAME ID...", 2, -1, dmf_cmd_rule_id,
-	  "disable rules (they keep their counters)", NULL, DMF_CMD_DEVICE },
-	{ "rule replace", "NAME ID [RULE]", 2, 2, dmf_cmd_rule_replace,
+	  OPTS(RULE_OPTS), DFT_CMD_DEVICE | DFT_CMD_RULES },
+	{ "rule remove", "NAME ID...", 2, -1, dft_cmd_rule_id,
+	  "remove rules", NULL, DFT_CMD_DEVICE },
+	{ "rule enable", "NAME ID...", 2, -1, dft_cmd_rule_id,
+	  "enable rules", NULL, DFT_CMD_DEVICE },
+	{ "rule disable", "NAME ID...", 2, -1, dft_cmd_rule_id,
+	  "disable rules (they keep their counters)", NULL, DFT_CMD_DEVICE },
+	{ "rule replace", "NAME ID [RULE]", 2, 2, dft_cmd_rule_replace,
 	  "replace a rule, keeping its id",
-	  OPTS(RULE_OPTS), DMF_CMD_DEVICE | DMF_CMD_RULES },
-	{ "rule list", "NAME", 1, 1, dmf_cmd_rule_list,
+	  OPTS(RULE_OPTS), DFT_CMD_DEVICE | DFT_CMD_RULES },
+	{ "rule list", "NAME", 1, 1, dft_cmd_rule_list,
 	  "list the rules of a device",
-	  OPTS("json"), DMF_CMD_DEVICE },
-	{ "stats", "[NAME...]", 0, -1, dmf_cmd_stats,
+	  OPTS("json"), DFT_CMD_DEVICE },
+	{ "stats", "[NAME...]", 0, -1, dft_cmd_stats,
 	  "per-op and per-rule counters (every fault device without NAME)",
-	  OPTS("json", "watch", "count", "bytes"), DMF_CMD_DEVICE },
-	{ "log", "NAME...", 1, -1, dmf_cmd_log,
+	  OPTS("json", "watch", "count", "bytes"), DFT_CMD_DEVICE },
+	{ "log", "NAME...", 1, -1, dft_cmd_log,
 	  "the recent injected faults, oldest first",
-	  OPTS("json"), DMF_CMD_DEVICE },
-	{ "reset", "NAME...", 1, -1, dmf_cmd_reset,
-	  "zero the counters and clear the fault log", NULL, DMF_CMD_DEVICE },
-	{ "release", "NAME [RULE_ID]", 1, 2, dmf_cmd_release,
-	  "release I/O held by stall rules (all, or one rule's)", NULL, DMF_CMD_DEVICE },
-	{ "alloc show", "", 0, 0, dmf_cmd_alloc_show,
+	  OPTS("json"), DFT_CMD_DEVICE },
+	{ "reset", "NAME...", 1, -1, dft_cmd_reset,
+	  "zero the counters and clear the fault log", NULL, DFT_CMD_DEVICE },
+	{ "release", "NAME [RULE_ID]", 1, 2, dft_cmd_release,
+	  "release I/O held by stall rules (all, or one rule's)", NULL, DFT_CMD_DEVICE },
+	{ "alloc show", "", 0, 0, dft_cmd_alloc_show,
 	  "show the allocator hook knobs and counters",
 	  OPTS("slab", "page", "json"), 0 },
-	{ "alloc set", "KNOB=VALUE...", 1, -1, dmf_cmd_alloc_set,
+	{ "alloc set", "KNOB=VALUE...", 1, -1, dft_cmd_alloc_set,
 	  "set allocator hook knobs",
 	  OPTS("slab", "page"), 0 },
-	{ "alloc mark", "PID...", 1, -1, dmf_cmd_alloc_mark,
+	{ "alloc mark", "PID...", 1, -1, dft_cmd_alloc_mark,
 	  "let the hooks fail allocations of these processes (make-it-fail)", NULL, 0 },
-	{ "alloc unmark", "PID...", 1, -1, dmf_cmd_alloc_mark,
+	{ "alloc unmark", "PID...", 1, -1, dft_cmd_alloc_mark,
 	  "stop failing allocations of these processes", NULL, 0 },
-	{ "run", "[--] CMD [ARG...]", 0, 0, dmf_cmd_run,
+	{ "run", "[--] CMD [ARG...]", 0, 0, dft_cmd_run,
 	  "run CMD with allocator faults aimed at it and report them",
 	  OPTS("slab", "page", "set", "probability", "interval", "times", "space",
-	       "nth-sweep", "max-steps", "exec"), DMF_CMD_ARGV },
-	{ "completion", "[bash]", 0, 1, dmf_cmd_completion,
+	       "nth-sweep", "max-steps", "exec"), DFT_CMD_ARGV },
+	{ "completion", "[bash]", 0, 1, dft_cmd_completion,
 	  "print the bash completion script", NULL, 0 },
-	{ "help", "[COMMAND]", 0, 2, dmf_cmd_help,
+	{ "help", "[COMMAND]", 0, 2, dft_cmd_help,
 	  "show the help of dmfault or of a command", NULL, 0 },
-	{ "version", "", 0, 0, dmf_cmd_version,
+	{ "version", "", 0, 0, dft_cmd_version,
 	  "show the version", NULL, 0 },
 };
 
-static const char *dmf_prog = "dmfault";
+static const char *dft_prog = "dmfault";
 
-bool dmf_tty(FILE *f)
+bool dft_tty(FILE *f)
 {
 	return isatty(fileno(f));
 }
 
-int dmf_err(const char *fmt, ...)
+int dft_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", dmf_prog);
+	fprintf(stderr, "%s: ", dft_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	return DMF_EXIT_FAIL;
+	return DFT_EXIT_FAIL;
 }
 
-int dmf_usage_err(const struct dmf_cmd *cmd, const char *fmt, ...)
+int dft_usage_err(const struct dft_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: %s%s", dmf_prog, cmd ? cmd->name : "", cmd ? ": " : "");
+	fprintf(stderr, "%s: %s%s", dft_prog, cmd ? cmd->name : "", cmd ? ": " : "");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	fprintf(stderr, "Try '%s %s%s--help'.\n", dmf_prog, cmd ? cmd->name : "",
+	fprintf(stderr, "Try '%s %s%s--help'.\n", dft_prog, cmd ? cmd->name : "",
 		cmd ? " " : "");
-	return DMF_EXIT_USAGE;
+	return DFT_EXIT_USAGE;
 }
 
-void dmf_info(const struct dmf_opts *o, const char *fmt, ...)
+void dft_info(const struct dft_opts *o, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (!o->verbose)
 		return;
-	fprintf(stderr, "%s: ", dmf_prog);
+	fprintf(stderr, "%s: ", dft_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -205,33 +205,33 @@ void dmf_info(const struct dmf_opts *o, const char *fmt, ...)
 }
 
 /* Report a failure about device @name from its -errno; returns the exit status. */
-int dmf_dev_err(const char *name, int r)
+int dft_dev_err(const char *name, int r)
 {
 	switch (-r) {
 	case ENXIO:
 	case ENODEV:
 		if (r == -ENODEV && !name)
-			return dmf_err("device-mapper is not available in this kernel");
-		return dmf_err("%s: no such device", name);
-	case DMF_ENOTFAULT:
-		return dmf_err("%s: not a fault device", name);
-	case DMF_ENOMODULE:
-		return dmf_err("dm-fault module not loaded: the kernel has no '%s' target (modprobe dm-fault)",
-			       DMF_TARGET);
+			return dft_err("device-mapper is not available in this kernel");
+		return dft_err("%s: no such device", name);
+	case DFT_ENOTFAULT:
+		return dft_err("%s: not a fault device", name);
+	case DFT_ENOMODULE:
+		return dft_err("dm-fault module not loaded: the kernel has no '%s' target (modprobe dm-fault)",
+			       DFT_TARGET);
 	case EACCES:
 	case EPERM:
-		return dmf_err("%s: permission denied (device-mapper needs root)",
+		return dft_err("%s: permission denied (device-mapper needs root)",
 			       name ? name : "device-mapper");
 	case EBUSY:
-		return dmf_err("%s: device is busy (in use)", name);
+		return dft_err("%s: device is busy (in use)", name);
 	case EEXIST:
-		return dmf_err("%s: a device of that name already exists", name);
+		return dft_err("%s: a device of that name already exists", name);
 	default:
-		return dmf_err("%s: %s", name ? name : "device-mapper", strerror(-r));
+		return dft_err("%s: %s", name ? name : "device-mapper", strerror(-r));
 	}
 }
 
-void dmf_human_size(uint64_t bytes, char *buf, size_t len)
+void dft_human_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char units[] = "BKMGTPE";
 	double v = bytes;
@@ -247,24 +247,24 @@ void dmf_human_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, v < 10 ? "%.1f%c" : "%.0f%c", v, units[u]);
 }
 
-static const struct dmf_opt *dmf_find_opt(const char *name, char short_name)
+static const struct dft_opt *dft_find_opt(const char *name, char short_name)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(dmf_options); i++) {
-		if (name && !strcmp(dmf_options[i].name, name))
-			return &dmf_options[i];
-		if (!name && short_name && dmf_options[i].short_name == short_name)
-			return &dmf_options[i];
+	for (i = 0; i < ARRAY_SIZE(dft_options); i++) {
+		if (name && !strcmp(dft_options[i].name, name))
+			return &dft_options[i];
+		if (!name && short_name && dft_options[i].short_name == short_name)
+			return &dft_options[i];
 	}
 	return NULL;
 }
 
-static bool dmf_cmd_takes(const struct dmf_cmd *cmd, const struct dmf_opt *opt)
+static bool dft_cmd_takes(const struct dft_cmd *cmd, const struct dft_opt *opt)
 {
 	const char *const *p;
 
-	if (opt->kind == DMF_OPT_HELP || opt->kind == DMF_OPT_VERBOSE)
+	if (opt->kind == DFT_OPT_HELP || opt->kind == DFT_OPT_VERBOSE)
 		return true;
 	for (p = cmd->opts; p && *p; p++)
 		if (!strcmp(*p, opt->name))
@@ -273,81 +273,81 @@ static bool dmf_cmd_takes(const struct dmf_cmd *cmd, const struct dmf_opt *opt)
 }
 
 /* "rule add" -> "rule", "add"; the group of a two-word command. */
-static bool dmf_cmd_group(const struct dmf_cmd *cmd, const char *group)
+static bool dft_cmd_group(const struct dft_cmd *cmd, const char *group)
 {
 	size_t n = strlen(group);
 
 	return !strncmp(cmd->name, group, n) && cmd->name[n] == ' ';
 }
 
-static const struct dmf_cmd *dmf_find_cmd(const char *w1, const char *w2, int *words)
+static const struct dft_cmd *dft_find_cmd(const char *w1, const char *w2, int *words)
 {
 	char two[64];
 	unsigned int i;
 
 	if (w2 && snprintf(two, sizeof(two), "%s %s", w1, w2) < (int)sizeof(two)) {
-		for (i = 0; i < ARRAY_SIZE(dmf_cmds); i++) {
-			if (!strcmp(dmf_cmds[i].name, two)) {
+		for (i = 0; i < ARRAY_SIZE(dft_cmds); i++) {
+			if (!strcmp(dft_cmds[i].name, two)) {
 				*words = 2;
-				return &dmf_cmds[i];
+				return &dft_cmds[i];
 			}
 		}
 	}
-	for (i = 0; i < ARRAY_SIZE(dmf_cmds); i++) {
-		if (!strcmp(dmf_cmds[i].name, w1)) {
+	for (i = 0; i < ARRAY_SIZE(dft_cmds); i++) {
+		if (!strcmp(dft_cmds[i].name, w1)) {
 			*words = 1;
-			return &dmf_cmds[i];
+			return &dft_cmds[i];
 		}
 	}
 	return NULL;
 }
 
-static bool dmf_is_group(const char *w)
+static bool dft_is_group(const char *w)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(dmf_cmds); i++)
-		if (dmf_cmd_group(&dmf_cmds[i], w))
+	for (i = 0; i < ARRAY_SIZE(dft_cmds); i++)
+		if (dft_cmd_group(&dft_cmds[i], w))
 			return true;
 	return false;
 }
 
 /* "rule" without a known subcommand: list the ones there are. */
-static int dmf_group_err(const char *group, const char *sub)
+static int dft_group_err(const char *group, const char *sub)
 {
 	unsigned int i;
 	size_t n = strlen(group) + 1;
 
 	if (sub)
-		fprintf(stderr, "%s: %s: unknown subcommand '%s'; one of:", dmf_prog, group, sub);
+		fprintf(stderr, "%s: %s: unknown subcommand '%s'; one of:", dft_prog, group, sub);
 	else
-		fprintf(stderr, "%s: %s needs a subcommand, one of:", dmf_prog, group);
-	for (i = 0; i < ARRAY_SIZE(dmf_cmds); i++)
-		if (dmf_cmd_group(&dmf_cmds[i], group))
-			fprintf(stderr, " %s", dmf_cmds[i].name + n);
-	fprintf(stderr, "\nTry '%s help %s'.\n", dmf_prog, group);
-	return DMF_EXIT_USAGE;
+		fprintf(stderr, "%s: %s needs a subcommand, one of:", dft_prog, group);
+	for (i = 0; i < ARRAY_SIZE(dft_cmds); i++)
+		if (dft_cmd_group(&dft_cmds[i], group))
+			fprintf(stderr, " %s", dft_cmds[i].name + n);
+	fprintf(stderr, "\nTry '%s help %s'.\n", dft_prog, group);
+	return DFT_EXIT_USAGE;
 }
 
-static void dmf_usage_line(FILE *f, const struct dmf_cmd *cmd)
+static void dft_usage_line(FILE *f, const struct dft_cmd *cmd)
 {
-	fprintf(f, "%s %s%s%s%s", dmf_prog, cmd->name, cmd->opts ? " [OPTION...]" : "",
+	fprintf(f, "%s %s%s%s%s", dft_prog, cmd->name, cmd->opts ? " [OPTION...]" : "",
 		*cmd->usage ? " " : "", cmd->usage);
 }
 
-static void dmf_main_help(FILE *f)
+static void dft_main_help(FILE *f)
 {
 	unsigned int i;
 	char left[64];
 
-	fprintf(f, "usage: %s [-h] [-V] [-v] COMMAND [OPTION...] [ARG...]\n\n", dmf_prog);
+	fprintf(f, "usage: %s [-h] [-V] [-v] COMMAND [OPTION...] [ARG...]\n\n", dft_prog);
 	fprintf(f, "Drive the dm-fault device-mapper target and the allocator fault hooks.\n\n");
 	fprintf(f, "Commands:\n");
-	for (i = 0; i < ARRAY_SIZE(dmf_cmds); i++) {
-		if (dmf_cmds[i].flags & DMF_CMD_HIDDEN)
+	for (i = 0; i < ARRAY_SIZE(dft_cmds); i++) {
+		if (dft_cmds[i].flags & DFT_CMD_HIDDEN)
 			continue;
-		snprintf(left, sizeof(left), "%s %s", dmf_cmds[i].name, dmf_cmds[i].usage);
-		fprintf(f, "  %-32s %s\n", left, dmf_cmds[i].help);
+		snprintf(left, sizeof(left), "%s %s", dft_cmds[i].name, dft_cmds[i].usage);
+		fprintf(f, "  %-32s %s\n", left, dft_cmds[i].help);
 	}
 	fprintf(f, "\nOptions:\n");
 	fprintf(f, "  -h, --help     show this help, or a command's with COMMAND --help\n");
@@ -356,7 +356,7 @@ static void dmf_main_help(FILE *f)
 	fprintf(f, "\nExit status: 0 success, 1 failure, 2 bad usage.  See dmfault(8).\n");
 }
 
-static void dmf_opt_left(const struct dmf_opt *opt, char *buf, size_t len)
+static void dft_opt_left(const struct dft_opt *opt, char *buf, size_t len)
 {
 	if (opt->short_name)
 		snprintf(buf, len, "-%c, --%s%s%s", opt->short_name, opt->name,
@@ -366,81 +366,81 @@ static void dmf_opt_left(const struct dmf_opt *opt, char *buf, size_t len)
 			 opt->arg ? opt->arg : "");
 }
 
-static void dmf_cmd_usage(FILE *f, const struct dmf_cmd *cmd)
+static void dft_cmd_usage(FILE *f, const struct dft_cmd *cmd)
 {
 	const char *const *p;
-	const struct dmf_opt *opt;
+	const struct dft_opt *opt;
 	char left[64];
 
 	fputs("usage: ", f);
-	dmf_usage_line(f, cmd);
+	dft_usage_line(f, cmd);
 	fprintf(f, "\n\n%c%s.\n", cmd->help[0] - 'a' + 'A', cmd->help + 1);
-	if (cmd->flags & DMF_CMD_RULES)
+	if (cmd->flags & DFT_CMD_RULES)
 		fprintf(f, "\nA RULE is <action>[:<key>=<value>,...] as the target reads it; the\n"
 			"action options build one from readable words (see dmfault(8)).\n");
 	fprintf(f, "\nOptions:\n");
 	for (p = cmd->opts; p && *p; p++) {
-		opt = dmf_find_opt(*p, 0);
+		opt = dft_find_opt(*p, 0);
 		if (!opt)
 			continue;
-		dmf_opt_left(opt, left, sizeof(left));
+		dft_opt_left(opt, left, sizeof(left));
 		fprintf(f, "  %-26s %s\n", left, opt->help);
 	}
-	opt = dmf_find_opt("help", 0);
-	dmf_opt_left(opt, left, sizeof(left));
+	opt = dft_find_opt("help", 0);
+	dft_opt_left(opt, left, sizeof(left));
 	fprintf(f, "  %-26s %s\n", left, opt->help);
 }
 
-static DMF_HANDLER(dmf_cmd_help)
+static DFT_HANDLER(dft_cmd_help)
 {
-	const struct dmf_cmd *c;
+	const struct dft_cmd *c;
 	int words;
 
 	(void)o;
 	if (!argc) {
-		dmf_main_help(stdout);
-		return DMF_EXIT_OK;
+		dft_main_help(stdout);
+		return DFT_EXIT_OK;
 	}
-	c = dmf_find_cmd(argv[0], argc > 1 ? argv[1] : NULL, &words);
+	c = dft_find_cmd(argv[0], argc > 1 ? argv[1] : NULL, &words);
 	if (!c || words != argc) {
-		if (argc == 1 && dmf_is_group(argv[0])) {
+		if (argc == 1 && dft_is_group(argv[0])) {
 			unsigned int i;
 
-			for (i = 0; i < ARRAY_SIZE(dmf_cmds); i++)
-				if (dmf_cmd_group(&dmf_cmds[i], argv[0]))
-					dmf_cmd_usage(stdout, &dmf_cmds[i]), putchar('\n');
-			return DMF_EXIT_OK;
+			for (i = 0; i < ARRAY_SIZE(dft_cmds); i++)
+				if (dft_cmd_group(&dft_cmds[i], argv[0]))
+					dft_cmd_usage(stdout, &dft_cmds[i]), putchar('\n');
+			return DFT_EXIT_OK;
 		}
-		return dmf_usage_err(cmd, "no command '%s%s%s'", argv[0], argc > 1 ? " " : "",
+		return dft_usage_err(cmd, "no command '%s%s%s'", argv[0], argc > 1 ? " " : "",
 				     argc > 1 ? argv[1] : "");
 	}
-	dmf_cmd_usage(stdout, c);
-	return DMF_EXIT_OK;
+	dft_cmd_usage(stdout, c);
+	return DFT_EXIT_OK;
 }
 
-static DMF_HANDLER(dmf_cmd_version)
+static DFT_HANDLER(dft_cmd_version)
 {
 	(void)cmd;
 	(void)o;
 	(void)argc;
 	(void)argv;
-	printf("dmfault %s\n", DMF_VERSION);
-	return DMF_EXIT_OK;
+	printf("dmfault %s\n", DFT_VERSION);
+	return DFT_EXIT_OK;
 }
 
 /*
  * The bash completion script, from the command table: command words, the
  * options of each command, and device names from "dmfault list --names".
  */
-static DMF_HANDLER(dmf_cmd_completion)
+static DFT_HANDLER(dft_cmd_completion)
 {
-	const struct dmf_opt *opt;
+	const struct dft_opt *opt;
 	const char *const *p;
 	unsigned int i, j;
 
 	(void)o;
 	if (argc && strcmp(argv[0], "bash"))
-		return dmf_usage_err(cmd, "only bash is supported, not '%s'", argv[0]);
+		return dft_usage_err(cmd, "only bash is supported, not '%s'", argv[0]);
 	printf("# bash completion for dmfault(8)  -*- shell-script -*-\n");
 	printf("# SPDX-License-Identifier: GPL-2.0-only\n");
 	printf("# Generated by 'dmfault completion bash' from the command table: do not edit.\n\n");
@@ -452,8 +452,8 @@ static DMF_HANDLER(dmf_cmd_completion)
 	printf("\tlocal i cmd= sub= nargs=0\n");
 	printf("\tfor ((i = 1; i < cword; i++)); do\n");
 	printf("\t\tcase ${words[i-1]} in\n\t\t");
-	for (i = 0, j = 0; i < ARRAY_SIZE(dmf_options); i++) {
-		opt = &dmf_options[i];
+	for (i = 0, j = 0; i < ARRAY_SIZE(dft_options); i++) {
+		opt = &dft_options[i];
 		if (!opt->arg)
 			continue;
 		printf("%s--%s", j++ ? " | " : "", opt->name);
@@ -470,8 +470,8 @@ static DMF_HANDLER(dmf_cmd_completion)
 	printf("\t\t\telse nargs=$((nargs + 1)); fi ;;\n");
 	printf("\t\tesac\n\tdone\n\n");
 	printf("\tcase $prev in\n");
-	for (i = 0; i < ARRAY_SIZE(dmf_options); i++) {
-		opt = &dmf_options[i];
+	for (i = 0; i < ARRAY_SIZE(dft_options); i++) {
+		opt = &dft_options[i];
 		if (!opt->arg)
 			continue;
 		printf("\t--%s", opt->name);
@@ -481,8 +481,8 @@ static DMF_HANDLER(dmf_cmd_completion)
 	}
 	printf("\tesac\n\n");
 	printf("\tlocal opts=\n\tcase \"$cmd $sub\" in\n");
-	for (i = 0; i < ARRAY_SIZE(dmf_cmds); i++) {
-		const struct dmf_cmd *c = &dmf_cmds[i];
+	for (i = 0; i < ARRAY_SIZE(dft_cmds); i++) {
+		const struct dft_cmd *c = &dft_cmds[i];
 
 		printf("\t\"%s%s\")\n\t\topts=\"--help", c->name, strchr(c->name, ' ') ? "" : " ");
 		for (p = c->opts; p && *p; p++)
@@ -493,25 +493,25 @@ static DMF_HANDLER(dmf_cmd_completion)
 	printf("\tif [[ $cur == -* ]]; then\n");
 	printf("\t\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n\t\treturn\n\tfi\n");
 	printf("\tif [[ -z $cmd ]]; then\n\t\tCOMPREPLY=($(compgen -W \"");
-	for (i = 0, j = 0; i < ARRAY_SIZE(dmf_cmds); i++) {
-		const char *sp = strchr(dmf_cmds[i].name, ' ');
-		size_t n = sp ? (size_t)(sp - dmf_cmds[i].name) : strlen(dmf_cmds[i].name);
+	for (i = 0, j = 0; i < ARRAY_SIZE(dft_cmds); i++) {
+		const char *sp = strchr(dft_cmds[i].name, ' ');
+		size_t n = sp ? (size_t)(sp - dft_cmds[i].name) : strlen(dft_cmds[i].name);
 
-		if (i && !strncmp(dmf_cmds[i - 1].name, dmf_cmds[i].name, n) &&
-		    dmf_cmds[i - 1].name[n] == ' ' && sp)
+		if (i && !strncmp(dft_cmds[i - 1].name, dft_cmds[i].name, n) &&
+		    dft_cmds[i - 1].name[n] == ' ' && sp)
 			continue;
-		printf("%s%.*s", j++ ? " " : "", (int)n, dmf_cmds[i].name);
+		printf("%s%.*s", j++ ? " " : "", (int)n, dft_cmds[i].name);
 	}
 	printf(" --help --version\" -- \"$cur\"))\n\t\treturn\n\tfi\n");
 	printf("\tlocal subs=$(_dmfault_subs \"$cmd\")\n");
 	printf("\tif [[ -n $subs && -z $sub ]]; then\n");
 	printf("\t\tCOMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"))\n\t\treturn\n\tfi\n");
 	printf("\tcase \"$cmd $sub\" in\n\t");
-	for (i = 0, j = 0; i < ARRAY_SIZE(dmf_cmds); i++) {
-		if (!(dmf_cmds[i].flags & DMF_CMD_DEVICE))
+	for (i = 0, j = 0; i < ARRAY_SIZE(dft_cmds); i++) {
+		if (!(dft_cmds[i].flags & DFT_CMD_DEVICE))
 			continue;
-		printf("%s\"%s%s\"", j++ ? " | " : "", dmf_cmds[i].name,
-		       strchr(dmf_cmds[i].name, ' ') ? "" : " ");
+		printf("%s\"%s%s\"", j++ ? " | " : "", dft_cmds[i].name,
+		       strchr(dft_cmds[i].name, ' ') ? "" : " ");
 	}
 	printf(")\n");
 	printf("\t\tif ((nargs == 0)) || [[ $cmd == remove || $cmd == stats || $cmd == log || $cmd == reset ]]; then\n");
@@ -523,24 +523,24 @@ static DMF_HANDLER(dmf_cmd_completion)
 	printf("\t\tCOMPREPLY=($(compgen -c -- \"$cur\")) ;;\n");
 	printf("\tesac\n}\n\n");
 	printf("_dmfault_subs()\n{\n\tcase $1 in\n");
-	for (i = 0; i < ARRAY_SIZE(dmf_cmds); i++) {
-		const char *sp = strchr(dmf_cmds[i].name, ' ');
+	for (i = 0; i < ARRAY_SIZE(dft_cmds); i++) {
+		const char *sp = strchr(dft_cmds[i].name, ' ');
 
-		if (!sp || (i && !strncmp(dmf_cmds[i - 1].name, dmf_cmds[i].name,
-					  sp - dmf_cmds[i].name + 1)))
+		if (!sp || (i && !strncmp(dft_cmds[i - 1].name, dft_cmds[i].name,
+					  sp - dft_cmds[i].name + 1)))
 			continue;
-		printf("\t%.*s) echo \"", (int)(sp - dmf_cmds[i].name), dmf_cmds[i].name);
-		for (j = i; j < ARRAY_SIZE(dmf_cmds) &&
-		     !strncmp(dmf_cmds[j].name, dmf_cmds[i].name, sp - dmf_cmds[i].name + 1); j++)
-			printf("%s%s", j > i ? " " : "", dmf_cmds[j].name + (sp - dmf_cmds[i].name) + 1);
+		printf("\t%.*s) echo \"", (int)(sp - dft_cmds[i].name), dft_cmds[i].name);
+		for (j = i; j < ARRAY_SIZE(dft_cmds) &&
+		     !strncmp(dft_cmds[j].name, dft_cmds[i].name, sp - dft_cmds[i].name + 1); j++)
+			printf("%s%s", j > i ? " " : "", dft_cmds[j].name + (sp - dft_cmds[i].name) + 1);
 		printf("\" ;;\n");
 	}
 	printf("\tesac\n}\n\n");
 	printf("complete -F _dmfault dmfault\n");
-	return DMF_EXIT_OK;
+	return DFT_EXIT_OK;
 }
 
-static int dmf_add_str(char ***arr, unsigned int *nr, const char *s)
+static int dft_add_str(char ***arr, unsigned int *nr, const char *s)
 {
 	char **p = realloc(*arr, (*nr + 1) * sizeof(**arr));
 
@@ -554,10 +554,10 @@ static int dmf_add_str(char ***arr, unsigned int *nr, const char *s)
 	return 0;
 }
 
-static int dmf_add_set(struct dmf_opts *o, const char *key, const char *val,
+static int dft_add_set(struct dft_opts *o, const char *key, const char *val,
 		       const char *as_given)
 {
-	struct dmf_kv *p = realloc(o->set, (o->nr_set + 1) * sizeof(*p));
+	struct dft_kv *p = realloc(o->set, (o->nr_set + 1) * sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
@@ -570,7 +570,7 @@ static int dmf_add_set(struct dmf_opts *o, const char *key, const char *val,
 }
 
 /* KNOB=VALUE -> a knob setting; the strings stay in argv. */
-int dmf_parse_setting(struct dmf_opts *o, char *arg)
+int dft_parse_setting(struct dft_opts *o, char *arg)
 {
 	char *eq = strchr(arg, '=');
 	char *as_given = strdup(arg);
@@ -582,70 +582,70 @@ int dmf_parse_setting(struct dmf_opts *o, char *arg)
 		return -EINVAL;
 	}
 	*eq = '\0';
-	return dmf_add_set(o, arg, eq + 1, as_given);
+	return dft_add_set(o, arg, eq + 1, as_given);
 }
 
 /* Store one option's value; returns an exit status, 0 to go on. */
-static int dmf_set_opt(const struct dmf_cmd *cmd, struct dmf_opts *o,
-		       const struct dmf_opt *opt, char *val)
+static int dft_set_opt(const struct dft_cmd *cmd, struct dft_opts *o,
+		       const struct dft_opt *opt, char *val)
 {
-	struct dmf_rule_err rerr = { .reason = NULL };
-	struct dmf_buf b = { 0 };
+	struct dft_rule_err rerr = { .reason = NULL };
+	struct dft_buf b = { 0 };
 	uint64_t u;
 	int r;
 
 	switch (opt->kind) {
-	case DMF_OPT_HELP:
-		dmf_cmd_usage(stdout, cmd);
+	case DFT_OPT_HELP:
+		dft_cmd_usage(stdout, cmd);
 		return -1;
-	case DMF_OPT_VERBOSE:
+	case DFT_OPT_VERBOSE:
 		o->verbose++;
 		return 0;
-	case DMF_OPT_FLAG:
+	case DFT_OPT_FLAG:
 		*(bool *)((char *)o + opt->off) = true;
 		return 0;
-	case DMF_OPT_SIZE:
-		r = dmf_parse_size(val, &u);
+	case DFT_OPT_SIZE:
+		r = dft_parse_size(val, &u);
 		if (r)
-			return dmf_usage_err(cmd, "--%s: '%s' is not a size (512, 4k, 1M, 8s, 1GiB)",
+			return dft_usage_err(cmd, "--%s: '%s' is not a size (512, 4k, 1M, 8s, 1GiB)",
 					     opt->name, val);
 		if (u % 512)
-			return dmf_usage_err(cmd, "--%s: %s is not a multiple of 512 bytes",
+			return dft_usage_err(cmd, "--%s: %s is not a multiple of 512 bytes",
 					     opt->name, val);
 		*(uint64_t *)((char *)o + opt->off) = u;
 		*(bool *)((char *)o + opt->seen) = true;
 		return 0;
-	case DMF_OPT_ACTION:
-		r = dmf_rule_from_spec(opt->action, val, &b, &rerr);
+	case DFT_OPT_ACTION:
+		r = dft_rule_from_spec(opt->action, val, &b, &rerr);
 		if (r == -ENOMEM)
-			return dmf_err("out of memory");
+			return dft_err("out of memory");
 		if (r) {
-			dmf_buf_free(&b);
-			return dmf_usage_err(cmd, "--%s %s: rule syntax error at '%s': %s",
+			dft_buf_free(&b);
+			return dft_usage_err(cmd, "--%s %s: rule syntax error at '%s': %s",
 					     opt->name, val, rerr.word, rerr.reason);
 		}
-		r = dmf_add_str(&o->rules, &o->nr_rules, b.text);
-		dmf_buf_free(&b);
-		return r ? dmf_err("out of memory") : 0;
-	case DMF_OPT_RULE:
-		return dmf_add_str(&o->rules, &o->nr_rules, val) ? dmf_err("out of memory") : 0;
-	case DMF_OPT_SET:
-		r = dmf_parse_setting(o, val);
+		r = dft_add_str(&o->rules, &o->nr_rules, b.text);
+		dft_buf_free(&b);
+		return r ? dft_err("out of memory") : 0;
+	case DFT_OPT_RULE:
+		return dft_add_str(&o->rules, &o->nr_rules, val) ? dft_err("out of memory") : 0;
+	case DFT_OPT_SET:
+		r = dft_parse_setting(o, val);
 		if (r == -EINVAL)
-			return dmf_usage_err(cmd, "--set wants KNOB=VALUE, not '%s'", val);
-		return r ? dmf_err("out of memory") : 0;
-	case DMF_OPT_KNOB:
-		return dmf_add_set(o, opt->action, val, NULL) ? dmf_err("out of memory") : 0;
-	case DMF_OPT_WATCH:
-		if (dmf_parse_duration(val, 1000000000ULL, &u) || u < 1000000 ||
+			return dft_usage_err(cmd, "--set wants KNOB=VALUE, not '%s'", val);
+		return r ? dft_err("out of memory") : 0;
+	case DFT_OPT_KNOB:
+		return dft_add_set(o, opt->action, val, NULL) ? dft_err("out of memory") : 0;
+	case DFT_OPT_WATCH:
+		if (dft_parse_duration(val, 1000000000ULL, &u) || u < 1000000 ||
 		    u > 86400000000000ULL)
-			return dmf_usage_err(cmd, "--watch: '%s' is not an interval (1, 0.5, 2s, 250ms)",
+			return dft_usage_err(cmd, "--watch: '%s' is not an interval (1, 0.5, 2s, 250ms)",
 					     val);
 		o->watch_ms = u / 1000000;
 		return 0;
-	case DMF_OPT_COUNT:
-		if (dmf_parse_u64(val, &u) || !u || u > INT64_MAX)
-			return dmf_usage_err(cmd, "--%s: '%s' is not a positive count",
+	case DFT_OPT_COUNT:
+		if (dft_parse_u64(val, &u) || !u || u > INT64_MAX)
+			return dft_usage_err(cmd, "--%s: '%s' is not a positive count",
 					     opt->name, val);
 		if (opt->off)
 			o->max_steps = u;
@@ -661,10 +661,10 @@ static int dmf_set_opt(const struct dmf_cmd *cmd, struct dmf_opts *o,
  * anywhere (before "--"); rule arguments keep their order with the rule
  * options.  Returns -1 to go on, or an exit status.
  */
-static int dmf_parse_args(const struct dmf_cmd *cmd, struct dmf_opts *o, int argc,
+static int dft_parse_args(const struct dft_cmd *cmd, struct dft_opts *o, int argc,
 			  char **argv, int *nargs, char **args)
 {
-	const struct dmf_opt *opt;
+	const struct dft_opt *opt;
 	bool only_args = false;
 	char *a, *val, *eq = NULL;
 	int i, r;
@@ -673,14 +673,14 @@ static int dmf_parse_args(const struct dmf_cmd *cmd, struct dmf_opts *o, int arg
 	for (i = 0; i < argc; i++) {
 		a = argv[i];
 		if (only_args || a[0] != '-' || !a[1]) {
-			if (cmd->flags & DMF_CMD_ARGV) {
+			if (cmd->flags & DFT_CMD_ARGV) {
 				o->cmd_argc = argc - i;
 				o->cmd_argv = argv + i;
 				return -1;
 			}
-			if ((cmd->flags & DMF_CMD_RULES) && *nargs >= cmd->min_args) {
-				if (dmf_add_str(&o->rules, &o->nr_rules, a))
-					return dmf_err("out of memory");
+			if ((cmd->flags & DFT_CMD_RULES) && *nargs >= cmd->min_args) {
+				if (dft_add_str(&o->rules, &o->nr_rules, a))
+					return dft_err("out of memory");
 				continue;
 			}
 			args[(*nargs)++] = a;
@@ -696,11 +696,11 @@ static int dmf_parse_args(const struct dmf_cmd *cmd, struct dmf_opts *o, int arg
 			eq = strchr(a, '=');
 			if (eq)
 				*eq = '\0';
-			opt = dmf_find_opt(a + 2, 0);
+			opt = dft_find_opt(a + 2, 0);
 			if (eq)
 				val = eq + 1;
 		} else {
-			opt = dmf_find_opt(NULL, a[1]);
+			opt = dft_find_opt(NULL, a[1]);
 			if (opt && a[2]) {
 				if (!opt->arg)
 					opt = NULL;	/* no clustering of flags */
@@ -708,36 +708,36 @@ static int dmf_parse_args(const struct dmf_cmd *cmd, struct dmf_opts *o, int arg
 					val = a + 2;
 			}
 		}
-		if (!opt || !dmf_cmd_takes(cmd, opt)) {
+		if (!opt || !dft_cmd_takes(cmd, opt)) {
 			if (opt)
-				return dmf_usage_err(cmd, "option --%s does not apply here", opt->name);
+				return dft_usage_err(cmd, "option --%s does not apply here", opt->name);
 			if (a[1] == '-' && eq)
 				*eq = '=';
-			return dmf_usage_err(cmd, "unknown option '%s'", a);
+			return dft_usage_err(cmd, "unknown option '%s'", a);
 		}
 		if (opt->arg && !val) {
 			if (i + 1 >= argc)
-				return dmf_usage_err(cmd, "option --%s needs %s", opt->name,
+				return dft_usage_err(cmd, "option --%s needs %s", opt->name,
 						     opt->arg);
 			val = argv[++i];
 		} else if (!opt->arg && val) {
-			return dmf_usage_err(cmd, "option --%s takes no value", opt->name);
+			return dft_usage_err(cmd, "option --%s takes no value", opt->name);
 		}
-		r = dmf_set_opt(cmd, o, opt, val);
+		r = dft_set_opt(cmd, o, opt, val);
 		if (r)
-			return r < 0 ? DMF_EXIT_OK : r;
+			return r < 0 ? DFT_EXIT_OK : r;
 	}
 	if (*nargs < cmd->min_args)
-		return dmf_usage_err(cmd, "missing argument%s (usage: %s %s %s)",
-				     cmd->min_args - *nargs > 1 ? "s" : "", dmf_prog,
+		return dft_usage_err(cmd, "missing argument%s (usage: %s %s %s)",
+				     cmd->min_args - *nargs > 1 ? "s" : "", dft_prog,
 				     cmd->name, cmd->usage);
 	if (cmd->max_args >= 0 && *nargs > cmd->max_args)
-		return dmf_usage_err(cmd, "unexpected argument '%s' (usage: %s %s %s)",
-				     args[cmd->max_args], dmf_prog, cmd->name, cmd->usage);
+		return dft_usage_err(cmd, "unexpected argument '%s' (usage: %s %s %s)",
+				     args[cmd->max_args], dft_prog, cmd->name, cmd->usage);
 	return -1;
 }
 
-static void dmf_opts_free(struct dmf_opts *o)
+static void dft_opts_free(struct dft_opts *o)
 {
 	unsigned int i;
 
@@ -751,48 +751,48 @@ static void dmf_opts_free(struct dmf_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct dmf_opts o = { .count = -1, .max_steps = 10000 };
-	const struct dmf_cmd *cmd;
+	struct dft_opts o = { .count = -1, .max_steps = 10000 };
+	const struct dft_cmd *cmd;
 	char **args;
 	int i = 1, words, nargs, r;
 
 	/* options before the command */
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			dmf_main_help(stdout);
-			return DMF_EXIT_OK;
+			dft_main_help(stdout);
+			return DFT_EXIT_OK;
 		} else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
-			return dmf_cmd_version(NULL, &o, 0, NULL);
+			return dft_cmd_version(NULL, &o, 0, NULL);
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			o.verbose++;
 		} else {
-			return dmf_usage_err(NULL, "unknown option '%s'", argv[i]);
+			return dft_usage_err(NULL, "unknown option '%s'", argv[i]);
 		}
 	}
 	if (i >= argc) {
-		dmf_main_help(stderr);
-		return DMF_EXIT_USAGE;
+		dft_main_help(stderr);
+		return DFT_EXIT_USAGE;
 	}
-	cmd = dmf_find_cmd(argv[i], i + 1 < argc ? argv[i + 1] : NULL, &words);
-	if (!cmd || (words == 1 && dmf_is_group(argv[i]))) {
-		if (dmf_is_group(argv[i]))
-			return dmf_group_err(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
-		return dmf_usage_err(NULL, "unknown command '%s'", argv[i]);
+	cmd = dft_find_cmd(argv[i], i + 1 < argc ? argv[i + 1] : NULL, &words);
+	if (!cmd || (words == 1 && dft_is_group(argv[i]))) {
+		if (dft_is_group(argv[i]))
+			return dft_group_err(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
+		return dft_usage_err(NULL, "unknown command '%s'", argv[i]);
 	}
 	i += words;
 	args = calloc(argc + 1, sizeof(*args));
 	if (!args)
-		return dmf_err("out of memory");
-	r = dmf_parse_args(cmd, &o, argc - i, argv + i, &nargs, args);
+		return dft_err("out of memory");
+	r = dft_parse_args(cmd, &o, argc - i, argv + i, &nargs, args);
 	if (r < 0) {
-		dmf_dm_init(o.verbose);
+		dft_dm_init(o.verbose);
 		r = cmd->fn(cmd, &o, nargs, args);
 	}
 	free(args);
-	dmf_opts_free(&o);
+	dft_opts_free(&o);
 	if (fflush(stdout) || ferror(stdout)) {
 		if (errno != EPIPE)
-			return dmf_err("write error: %s", strerror(errno));
+			return dft_err("write error: %s", strerror(errno));
 	}
 	return r;
 }

@@ -12,10 +12,10 @@
 
 #include "dmfault.h"
 
-#define DMF_MAX_PARSED_RULES	65536
-#define DMF_MAX_PARSED_OPS	64
+#define DFT_MAX_PARSED_RULES	65536
+#define DFT_MAX_PARSED_OPS	64
 
-void dmf_stats_free(struct dmf_stats *st)
+void dft_stats_free(struct dft_stats *st)
 {
 	free(st->ops);
 	free(st->rules);
@@ -23,7 +23,7 @@ void dmf_stats_free(struct dmf_stats *st)
 }
 
 /* Split off the next token separated by any of @sep; NULL at the end. */
-static char *dmf_token(char **s, const char *sep)
+static char *dft_token(char **s, const char *sep)
 {
 	char *t;
 
@@ -37,28 +37,28 @@ static char *dmf_token(char **s, const char *sep)
 	return t;
 }
 
-static int dmf_copy_name(char *dst, const char *src)
+static int dft_copy_name(char *dst, const char *src)
 {
 	size_t n = strlen(src);
 
-	if (!n || n >= DMF_NAME_LEN)
+	if (!n || n >= DFT_NAME_LEN)
 		return -EINVAL;
 	memcpy(dst, src, n + 1);
 	return 0;
 }
 
-static int dmf_parse_uint(const char *s, unsigned int *v)
+static int dft_parse_uint(const char *s, unsigned int *v)
 {
 	uint64_t x;
 
-	if (dmf_parse_u64(s, &x) || x > UINT32_MAX)
+	if (dft_parse_u64(s, &x) || x > UINT32_MAX)
 		return -EINVAL;
 	*v = x;
 	return 0;
 }
 
 /* "name:a:b:c:d": an op entry of the INFO status. */
-static int dmf_parse_op_entry(char *tok, struct dmf_op_stat *op)
+static int dft_parse_op_entry(char *tok, struct dft_op_stat *op)
 {
 	char *f[5];
 	int i;
@@ -68,15 +68,15 @@ static int dmf_parse_op_entry(char *tok, struct dmf_op_stat *op)
 		if (!f[i])
 			return -EINVAL;
 	}
-	if (tok || dmf_copy_name(op->name, f[0]) || dmf_parse_u64(f[1], &op->bios) ||
-	    dmf_parse_u64(f[2], &op->bytes) || dmf_parse_u64(f[3], &op->failed) ||
-	    dmf_parse_u64(f[4], &op->failed_bytes))
+	if (tok || dft_copy_name(op->name, f[0]) || dft_parse_u64(f[1], &op->bios) ||
+	    dft_parse_u64(f[2], &op->bytes) || dft_parse_u64(f[3], &op->failed) ||
+	    dft_parse_u64(f[4], &op->failed_bytes))
 		return -EINVAL;
 	return 0;
 }
 
 /* "id:seen:matched:injected": a rule entry of the INFO status. */
-static int dmf_parse_rule_entry(char *tok, struct dmf_rule_stat *rs)
+static int dft_parse_rule_entry(char *tok, struct dft_rule_stat *rs)
 {
 	char *f[4];
 	int i;
@@ -88,22 +88,22 @@ static int dmf_parse_rule_entry(char *tok, struct dmf_rule_stat *rs)
 	}
 	memset(rs, 0, sizeof(*rs));
 	rs->enabled = -1;
-	if (tok || dmf_parse_uint(f[0], &rs->id) || dmf_parse_u64(f[1], &rs->seen) ||
-	    dmf_parse_u64(f[2], &rs->matched) || dmf_parse_u64(f[3], &rs->injected))
+	if (tok || dft_parse_uint(f[0], &rs->id) || dft_parse_u64(f[1], &rs->seen) ||
+	    dft_parse_u64(f[2], &rs->matched) || dft_parse_u64(f[3], &rs->injected))
 		return -EINVAL;
 	return 0;
 }
 
 /**
- * dmf_parse_info - parse the INFO status of a fault target
+ * dft_parse_info - parse the INFO status of a fault target
  * @status: "<nr_ops> <op>:<bios>:<bytes>:<failed>:<failed_bytes>... <nr_rules>
  *          <id>:<seen>:<matched>:<injected>..."
- * @st: filled in; free with dmf_stats_free() (also after an error)
+ * @st: filled in; free with dft_stats_free() (also after an error)
  * @err: on failure, what was wrong
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int dmf_parse_info(const char *status, struct dmf_stats *st, const char **err)
+int dft_parse_info(const char *status, struct dft_stats *st, const char **err)
 {
 	char *copy, *s, *tok;
 	unsigned int n, i;
@@ -116,8 +116,8 @@ int dmf_parse_info(const char *status, struct dmf_stats *st, const char **err)
 		return -ENOMEM;
 	}
 	s = copy;
-	tok = dmf_token(&s, " ");
-	if (!tok || dmf_parse_uint(tok, &n) || n > DMF_MAX_PARSED_OPS) {
+	tok = dft_token(&s, " ");
+	if (!tok || dft_parse_uint(tok, &n) || n > DFT_MAX_PARSED_OPS) {
 		*err = "bad operation count";
 		goto out;
 	}
@@ -125,15 +125,15 @@ int dmf_parse_info(const char *status, struct dmf_stats *st, const char **err)
 	if (!st->ops)
 		goto oom;
 	for (i = 0; i < n; i++) {
-		tok = dmf_token(&s, " ");
-		if (!tok || dmf_parse_op_entry(tok, &st->ops[i])) {
+		tok = dft_token(&s, " ");
+		if (!tok || dft_parse_op_entry(tok, &st->ops[i])) {
 			*err = tok ? "bad operation entry" : "operation entries missing";
 			goto out;
 		}
 		st->nr_ops++;
 	}
-	tok = dmf_token(&s, " ");
-	if (!tok || dmf_parse_uint(tok, &n) || n > DMF_MAX_PARSED_RULES) {
+	tok = dft_token(&s, " ");
+	if (!tok || dft_parse_uint(tok, &n) || n > DFT_MAX_PARSED_RULES) {
 		*err = "bad rule count";
 		goto out;
 	}
@@ -141,8 +141,8 @@ int dmf_parse_info(const char *status, struct dmf_stats *st, const char **err)
 	if (!st->rules)
 		goto oom;
 	for (i = 0; i < n; i++) {
-		tok = dmf_token(&s, " ");
-		if (!tok || dmf_parse_rule_entry(tok, &st->rules[i])) {
+		tok = dft_token(&s, " ");
+		if (!tok || dft_parse_rule_entry(tok, &st->rules[i])) {
 			*err = tok ? "bad rule entry" : "rule entries missing";
 			goto out;
 		}
@@ -159,27 +159,27 @@ oom:
 }
 
 /* Fields of "key=value key=value ..." after the name/id word. */
-static int dmf_parse_fields(char *s, const char *const *keys, uint64_t **vals,
+static int dft_parse_fields(char *s, const char *const *keys, uint64_t **vals,
 			    unsigned int nkeys, unsigned int required, char *action,
 			    bool *seed)
 {
 	unsigned int seen = 0, i;
 	char *tok, *eq;
 
-	while ((tok = dmf_token(&s, " ")) != NULL) {
+	while ((tok = dft_token(&s, " ")) != NULL) {
 		eq = strchr(tok, '=');
 		if (!eq || eq == tok)
 			return -EINVAL;
 		*eq++ = '\0';
 		if (action && !strcmp(tok, "action")) {
-			if (dmf_copy_name(action, eq))
+			if (dft_copy_name(action, eq))
 				return -EINVAL;
 			continue;
 		}
 		for (i = 0; i < nkeys; i++) {
 			if (strcmp(tok, keys[i]))
 				continue;
-			if (dmf_parse_u64(eq, vals[i]))
+			if (dft_parse_u64(eq, vals[i]))
 				return -EINVAL;
 			seen |= 1U << i;
 			if (seed && !strcmp(tok, "seed"))
@@ -190,7 +190,7 @@ static int dmf_parse_fields(char *s, const char *const *keys, uint64_t **vals,
 	return (seen & required) == required ? 0 : -EINVAL;
 }
 
-static int dmf_stats_grow(void **arr, unsigned int nr, size_t size)
+static int dft_stats_grow(void **arr, unsigned int nr, size_t size)
 {
 	void *p;
 
@@ -205,15 +205,15 @@ static int dmf_stats_grow(void **arr, unsigned int nr, size_t size)
 }
 
 /**
- * dmf_parse_stats_reply - parse the reply to the "stats" message
+ * dft_parse_stats_reply - parse the reply to the "stats" message
  * @reply: lines "op NAME bios=N bytes=N failed=N failed_bytes=N" and
  *         "rule ID action=A enabled=0|1 seen=N matched=N injected=N seed=N"
- * @st: filled in; free with dmf_stats_free() (also after an error)
+ * @st: filled in; free with dft_stats_free() (also after an error)
  * @err: on failure, what was wrong
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int dmf_parse_stats_reply(const char *reply, struct dmf_stats *st, const char **err)
+int dft_parse_stats_reply(const char *reply, struct dft_stats *st, const char **err)
 {
 	static const char *const op_keys[] = { "bios", "bytes", "failed", "failed_bytes" };
 	static const char *const rule_keys[] = {
@@ -230,16 +230,16 @@ int dmf_parse_stats_reply(const char *reply, struct dmf_stats *st, const char **
 		return -ENOMEM;
 	}
 	s = copy;
-	while ((line = dmf_token(&s, "\n")) != NULL) {
-		kind = dmf_token(&line, " ");
-		word = kind ? dmf_token(&line, " ") : NULL;
+	while ((line = dft_token(&s, "\n")) != NULL) {
+		kind = dft_token(&line, " ");
+		word = kind ? dft_token(&line, " ") : NULL;
 		if (!kind)
 			continue;
 		if (!strcmp(kind, "op")) {
-			struct dmf_op_stat *op;
+			struct dft_op_stat *op;
 
-			if (st->nr_ops >= DMF_MAX_PARSED_OPS ||
-			    dmf_stats_grow((void **)&st->ops, st->nr_ops, sizeof(*op)))
+			if (st->nr_ops >= DFT_MAX_PARSED_OPS ||
+			    dft_stats_grow((void **)&st->ops, st->nr_ops, sizeof(*op)))
 				goto nomem;
 			op = &st->ops[st->nr_ops];
 			memset(op, 0, sizeof(*op));
@@ -247,17 +247,17 @@ int dmf_parse_stats_reply(const char *reply, struct dmf_stats *st, const char **
 			vals[1] = &op->bytes;
 			vals[2] = &op->failed;
 			vals[3] = &op->failed_bytes;
-			if (!word || dmf_copy_name(op->name, word) ||
-			    dmf_parse_fields(line, op_keys, vals, 4, 0xf, NULL, NULL)) {
+			if (!word || dft_copy_name(op->name, word) ||
+			    dft_parse_fields(line, op_keys, vals, 4, 0xf, NULL, NULL)) {
 				*err = "bad op line";
 				goto out;
 			}
 			st->nr_ops++;
 		} else if (!strcmp(kind, "rule")) {
-			struct dmf_rule_stat *rs;
+			struct dft_rule_stat *rs;
 
-			if (st->nr_rules >= DMF_MAX_PARSED_RULES ||
-			    dmf_stats_grow((void **)&st->rules, st->nr_rules, sizeof(*rs)))
+			if (st->nr_rules >= DFT_MAX_PARSED_RULES ||
+			    dft_stats_grow((void **)&st->rules, st->nr_rules, sizeof(*rs)))
 				goto nomem;
 			rs = &st->rules[st->nr_rules];
 			memset(rs, 0, sizeof(*rs));
@@ -267,8 +267,8 @@ int dmf_parse_stats_reply(const char *reply, struct dmf_stats *st, const char **
 			vals[3] = &rs->injected;
 			vals[4] = &rs->seed;
 			enabled = 2;
-			if (!word || dmf_parse_uint(word, &rs->id) ||
-			    dmf_parse_fields(line, rule_keys, vals, 5, 0xf, rs->action,
+			if (!word || dft_parse_uint(word, &rs->id) ||
+			    dft_parse_fields(line, rule_keys, vals, 5, 0xf, rs->action,
 					     &rs->has_seed) ||
 			    enabled > 1 || !rs->action[0]) {
 				*err = "bad rule line";
@@ -276,9 +276,9 @@ int dmf_parse_stats_reply(const char *reply, struct dmf_stats *st, const char **
 			}
 			rs->enabled = enabled;
 			st->nr_rules++;
-		} else if (word && !dmf_token(&line, " ") && st->nr_extra < DMF_MAX_EXTRA &&
-			   !dmf_copy_name(st->extra[st->nr_extra].name, kind) &&
-			   !dmf_parse_u64(word, &st->extra[st->nr_extra].val)) {
+		} else if (word && !dft_token(&line, " ") && st->nr_extra < DFT_MAX_EXTRA &&
+			   !dft_copy_name(st->extra[st->nr_extra].name, kind) &&
+			   !dft_parse_u64(word, &st->extra[st->nr_extra].val)) {
 			st->nr_extra++;		/* "held 2" */
 		}
 		/* other lines belong to a newer target */
@@ -288,12 +288,12 @@ out:
 	free(copy);
 	return r;
 nomem:
-	*err = st->nr_ops >= DMF_MAX_PARSED_OPS ? "too many op lines" : "out of memory";
-	r = st->nr_ops >= DMF_MAX_PARSED_OPS ? -EINVAL : -ENOMEM;
+	*err = st->nr_ops >= DFT_MAX_PARSED_OPS ? "too many op lines" : "out of memory";
+	r = st->nr_ops >= DFT_MAX_PARSED_OPS ? -EINVAL : -ENOMEM;
 	goto out;
 }
 
-void dmf_table_status_free(struct dmf_table_status *ts)
+void dft_table_status_free(struct dft_table_status *ts)
 {
 	unsigned int i;
 
@@ -304,14 +304,14 @@ void dmf_table_status_free(struct dmf_table_status *ts)
 }
 
 /**
- * dmf_parse_table_status - parse the TABLE status of a fault target
+ * dft_parse_table_status - parse the TABLE status of a fault target
  * @params: "<maj:min> <offset> [<nr> <rule>...]"
- * @ts: filled in; free with dmf_table_status_free() (also after an error)
+ * @ts: filled in; free with dft_table_status_free() (also after an error)
  * @err: on failure, what was wrong
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int dmf_parse_table_status(const char *params, struct dmf_table_status *ts,
+int dft_parse_table_status(const char *params, struct dft_table_status *ts,
 			   const char **err)
 {
 	char *copy, *s, *tok, *colon;
@@ -325,28 +325,28 @@ int dmf_parse_table_status(const char *params, struct dmf_table_status *ts,
 		return -ENOMEM;
 	}
 	s = copy;
-	tok = dmf_token(&s, " ");
+	tok = dft_token(&s, " ");
 	colon = tok ? strchr(tok, ':') : NULL;
 	if (!colon) {
 		*err = "bad device number";
 		goto out;
 	}
 	*colon = '\0';
-	if (dmf_parse_uint(tok, &ts->major) || dmf_parse_uint(colon + 1, &ts->minor)) {
+	if (dft_parse_uint(tok, &ts->major) || dft_parse_uint(colon + 1, &ts->minor)) {
 		*err = "bad device number";
 		goto out;
 	}
-	tok = dmf_token(&s, " ");
-	if (!tok || dmf_parse_u64(tok, &ts->offset)) {
+	tok = dft_token(&s, " ");
+	if (!tok || dft_parse_u64(tok, &ts->offset)) {
 		*err = "bad offset";
 		goto out;
 	}
-	tok = dmf_token(&s, " ");
+	tok = dft_token(&s, " ");
 	if (!tok) {
 		r = 0;
 		goto out;
 	}
-	if (dmf_parse_uint(tok, &n) || n > DMF_MAX_PARSED_RULES) {
+	if (dft_parse_uint(tok, &n) || n > DFT_MAX_PARSED_RULES) {
 		*err = "bad rule count";
 		goto out;
 	}
@@ -357,7 +357,7 @@ int dmf_parse_table_status(const char *params, struct dmf_table_status *ts,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		tok = dmf_token(&s, " ");
+		tok = dft_token(&s, " ");
 		if (!tok) {
 			*err = "rules missing";
 			goto out;
@@ -370,7 +370,7 @@ int dmf_parse_table_status(const char *params, struct dmf_table_status *ts,
 		}
 		ts->nr_rules++;
 	}
-	if (dmf_token(&s, " ")) {
+	if (dft_token(&s, " ")) {
 		*err = "more rules than counted";
 		goto out;
 	}
@@ -381,7 +381,7 @@ out:
 }
 
 /* "12.345678" -> microseconds, keeping the text. */
-static int dmf_parse_time(const char *s, struct dmf_log_entry *e)
+static int dft_parse_time(const char *s, struct dft_log_entry *e)
 {
 	const char *dot = strchr(s, '.');
 	char secs[24];
@@ -392,7 +392,7 @@ static int dmf_parse_time(const char *s, struct dmf_log_entry *e)
 		return -EINVAL;
 	memcpy(secs, s, dot - s);
 	secs[dot - s] = '\0';
-	if (dmf_parse_u64(secs, &sec) || dmf_parse_u64(dot + 1, &us) ||
+	if (dft_parse_u64(secs, &sec) || dft_parse_u64(dot + 1, &us) ||
 	    sec > UINT64_MAX / 1000000 - 1)
 		return -EINVAL;
 	e->usec = sec * 1000000 + us;
@@ -401,7 +401,7 @@ static int dmf_parse_time(const char *s, struct dmf_log_entry *e)
 }
 
 /**
- * dmf_parse_log_reply - parse the reply to the "log" message
+ * dft_parse_log_reply - parse the reply to the "log" message
  * @reply: lines "SECONDS.USEC OP SECTOR BYTES RULE_ID ACTION", oldest first
  * @entries: an allocated array (free() it), NULL when empty
  * @nr: number of entries
@@ -409,11 +409,11 @@ static int dmf_parse_time(const char *s, struct dmf_log_entry *e)
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int dmf_parse_log_reply(const char *reply, struct dmf_log_entry **entries,
+int dft_parse_log_reply(const char *reply, struct dft_log_entry **entries,
 			unsigned int *nr, const char **err)
 {
 	char *copy, *s, *line, *f[6];
-	struct dmf_log_entry *e;
+	struct dft_log_entry *e;
 	unsigned int i;
 	int r = -EINVAL;
 
@@ -425,24 +425,24 @@ int dmf_parse_log_reply(const char *reply, struct dmf_log_entry **entries,
 		return -ENOMEM;
 	}
 	s = copy;
-	while ((line = dmf_token(&s, "\n")) != NULL) {
+	while ((line = dft_token(&s, "\n")) != NULL) {
 		for (i = 0; i < 6; i++)
-			f[i] = dmf_token(&line, " ");
+			f[i] = dft_token(&line, " ");
 		if (!f[5]) {
 			*err = "short log line";
 			goto out;
 		}
-		if (*nr >= DMF_MAX_PARSED_RULES ||
-		    dmf_stats_grow((void **)entries, *nr, sizeof(**entries))) {
+		if (*nr >= DFT_MAX_PARSED_RULES ||
+		    dft_stats_grow((void **)entries, *nr, sizeof(**entries))) {
 			*err = "out of memory";
 			r = -ENOMEM;
 			goto out;
 		}
 		e = &(*entries)[*nr];
 		memset(e, 0, sizeof(*e));
-		if (dmf_parse_time(f[0], e) || dmf_copy_name(e->op, f[1]) ||
-		    dmf_parse_u64(f[2], &e->sector) || dmf_parse_u64(f[3], &e->bytes) ||
-		    dmf_parse_uint(f[4], &e->rule) || dmf_copy_name(e->action, f[5])) {
+		if (dft_parse_time(f[0], e) || dft_copy_name(e->op, f[1]) ||
+		    dft_parse_u64(f[2], &e->sector) || dft_parse_u64(f[3], &e->bytes) ||
+		    dft_parse_uint(f[4], &e->rule) || dft_copy_name(e->action, f[5])) {
 			*err = "bad log line";
 			goto out;
 		}
@@ -460,13 +460,13 @@ out:
 }
 
 /**
- * dmf_parse_rule - the id, action and enabled flag of a canonical rule
+ * dft_parse_rule - the id, action and enabled flag of a canonical rule
  * @rule: "<action>:id=N[,...]" as the target prints it
  * @ri: filled in
  *
  * Return: 0 or -EINVAL (no action or no id).
  */
-int dmf_parse_rule(const char *rule, struct dmf_rule_info *ri)
+int dft_parse_rule(const char *rule, struct dft_rule_info *ri)
 {
 	size_t alen = strcspn(rule, ":");
 	const char *p;
@@ -475,7 +475,7 @@ int dmf_parse_rule(const char *rule, struct dmf_rule_info *ri)
 
 	memset(ri, 0, sizeof(*ri));
 	ri->enabled = true;
-	if (!alen || alen >= DMF_NAME_LEN || !rule[alen])
+	if (!alen || alen >= DFT_NAME_LEN || !rule[alen])
 		return -EINVAL;
 	memcpy(ri->action, rule, alen);
 	ri->action[alen] = '\0';
@@ -486,7 +486,7 @@ int dmf_parse_rule(const char *rule, struct dmf_rule_info *ri)
 				return -EINVAL;
 			memcpy(num, p + 3, n - 3);
 			num[n - 3] = '\0';
-			if (dmf_parse_uint(num, &ri->id) || !ri->id)
+			if (dft_parse_uint(num, &ri->id) || !ri->id)
 				return -EINVAL;
 		} else if (n == 9 && !strncmp(p, "enabled=0", 9)) {
 			ri->enabled = false;
@@ -496,7 +496,7 @@ int dmf_parse_rule(const char *rule, struct dmf_rule_info *ri)
 }
 
 /**
- * dmf_parse_kmsg - split a /dev/kmsg record
+ * dft_parse_kmsg - split a /dev/kmsg record
  * @record: "<prio>,<seq>,<usec>,<flags>[,...];<text>\n[ continuation lines]"
  * @level: the log level (prio & 7)
  * @usec: the timestamp
@@ -506,7 +506,7 @@ int dmf_parse_rule(const char *rule, struct dmf_rule_info *ri)
  *
  * Return: 0 or -EINVAL.
  */
-int dmf_parse_kmsg(const char *record, int *level, uint64_t *usec, const char **text)
+int dft_parse_kmsg(const char *record, int *level, uint64_t *usec, const char **text)
 {
 	char head[128], *semi, *f[3], *s;
 	size_t n;
@@ -525,8 +525,8 @@ int dmf_parse_kmsg(const char *record, int *level, uint64_t *usec, const char **
 		if (!f[i])
 			return -EINVAL;
 	}
-	if (dmf_parse_u64(f[0], &prio) || dmf_parse_u64(f[1], &seq) ||
-	    dmf_parse_u64(f[2], usec))
+	if (dft_parse_u64(f[0], &prio) || dft_parse_u64(f[1], &seq) ||
+	    dft_parse_u64(f[2], usec))
 		return -EINVAL;
 	*level = prio & 7;
 	*text = semi + 1;
@@ -535,7 +535,7 @@ int dmf_parse_kmsg(const char *record, int *level, uint64_t *usec, const char **
 }
 
 /**
- * dmf_find_counter - a counter in a debugfs file's text
+ * dft_find_counter - a counter in a debugfs file's text
  * @text: lines like "injected 5", "injected: 5" or "injected=5" (several
  *        pairs on a line are allowed), or a file holding just the number
  *        when @key is NULL
@@ -544,7 +544,7 @@ int dmf_parse_kmsg(const char *record, int *level, uint64_t *usec, const char **
  *
  * Return: 0 or -ENOENT.
  */
-int dmf_find_counter(const char *text, const char *key, uint64_t *val)
+int dft_find_counter(const char *text, const char *key, uint64_t *val)
 {
 	size_t klen = key ? strlen(key) : 0;
 	const char *p = text;
@@ -556,7 +556,7 @@ int dmf_find_counter(const char *text, const char *key, uint64_t *val)
 		if (n && n < sizeof(num)) {
 			memcpy(num, text, n);
 			num[n] = '\0';
-			if (!dmf_parse_u64(num, val))
+			if (!dft_parse_u64(num, val))
 				return 0;
 		}
 		return -ENOENT;
@@ -578,7 +578,7 @@ int dmf_find_counter(const char *text, const char *key, uint64_t *val)
 			continue;
 		memcpy(num, v, n);
 		num[n] = '\0';
-		if (!dmf_parse_u64(num, val))
+		if (!dft_parse_u64(num, val))
 			return 0;
 	}
 	return -ENOENT;
@@ -588,7 +588,7 @@ int dmf_find_counter(const char *text, const char *key, uint64_t *val)
  * Is a kernel log line a sign of trouble (oops, WARN, BUG, KASAN...)?
  * Returns the pattern that matched, or NULL.
  */
-const char *dmf_kernel_problem(const char *line)
+const char *dft_kernel_problem(const char *line)
 {
 	static const char *const pats[] = {
 		"WARNING:", "BUG:", "kernel BUG", "Oops", "general protection fault",

@@ -15,13 +15,13 @@
 
 #include "dmfault.h"
 
-#define DMF_RULE_MAX_LEN	255
+#define DFT_RULE_MAX_LEN	255
 
-static const char * const dmf_ops[] = {
+static const char * const dft_ops[] = {
 	"read", "write", "flush", "fua", "discard", "write-zeroes", "other", "any",
 };
 
-static const char * const dmf_statuses[] = {
+static const char * const dft_statuses[] = {
 	"ok", "success", "eio", "ioerr", "enospc", "nospc", "etimedout", "timeout",
 	"medium", "enodata", "enolink", "transport", "eopnotsupp", "notsupp",
 	"eagain", "again", "eilseq", "protection", "eremoteio", "target",
@@ -29,11 +29,11 @@ static const char * const dmf_statuses[] = {
 };
 
 /* Actions whose keys are all known here; others are checked less strictly. */
-static const char * const dmf_actions[] = {
+static const char * const dft_actions[] = {
 	"error", "drop", "corrupt", "delay", "stall", "torn",
 };
 
-void dmf_buf_add(struct dmf_buf *b, const char *fmt, ...)
+void dft_buf_add(struct dft_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	size_t need;
@@ -69,14 +69,14 @@ void dmf_buf_add(struct dmf_buf *b, const char *fmt, ...)
 	b->len += n;
 }
 
-void dmf_buf_free(struct dmf_buf *b)
+void dft_buf_free(struct dft_buf *b)
 {
 	free(b->text);
 	memset(b, 0, sizeof(*b));
 }
 
 /* Decimal digits only, no sign, no white space, no overflow. */
-int dmf_parse_u64(const char *s, uint64_t *v)
+int dft_parse_u64(const char *s, uint64_t *v)
 {
 	uint64_t x = 0;
 
@@ -97,7 +97,7 @@ int dmf_parse_u64(const char *s, uint64_t *v)
  * "12", "1.5" -> integer part, fraction digits (at most 9) and their scale;
  * *end points past the number.
  */
-static int dmf_parse_decimal(const char *s, uint64_t *ip, uint64_t *frac,
+static int dft_parse_decimal(const char *s, uint64_t *ip, uint64_t *frac,
 			     uint64_t *scale, const char **end)
 {
 	uint64_t x = 0, f = 0, sc = 1;
@@ -129,7 +129,7 @@ static int dmf_parse_decimal(const char *s, uint64_t *ip, uint64_t *frac,
 }
 
 /* ip.frac * mult, which must come out a whole number. */
-static int dmf_scale(uint64_t ip, uint64_t frac, uint64_t scale, uint64_t mult,
+static int dft_scale(uint64_t ip, uint64_t frac, uint64_t scale, uint64_t mult,
 		     uint64_t *v)
 {
 	uint64_t whole;
@@ -151,7 +151,7 @@ static int dmf_scale(uint64_t ip, uint64_t frac, uint64_t scale, uint64_t mult,
 static const struct {
 	const char *unit;
 	uint64_t mult;
-} dmf_size_units[] = {
+} dft_size_units[] = {
 	{ "", 1 }, { "b", 1 }, { "B", 1 }, { "s", 512 },
 	{ "k", 1ULL << 10 }, { "K", 1ULL << 10 }, { "KiB", 1ULL << 10 },
 	{ "m", 1ULL << 20 }, { "M", 1ULL << 20 }, { "MiB", 1ULL << 20 },
@@ -162,60 +162,60 @@ static const struct {
 };
 
 /**
- * dmf_parse_size - a size with an optional unit
+ * dft_parse_size - a size with an optional unit
  * @s: "4096", "4k", "1.5M", "8s" (512-byte sectors), "1GiB", "1GB"
  * @bytes: the size in bytes
  *
  * Return: 0, -EINVAL (not a size, or not a whole number of bytes), -ERANGE.
  */
-int dmf_parse_size(const char *s, uint64_t *bytes)
+int dft_parse_size(const char *s, uint64_t *bytes)
 {
 	uint64_t ip, frac, scale;
 	const char *end;
 	unsigned int i;
 	int r;
 
-	r = dmf_parse_decimal(s, &ip, &frac, &scale, &end);
+	r = dft_parse_decimal(s, &ip, &frac, &scale, &end);
 	if (r)
 		return r;
-	for (i = 0; i < ARRAY_SIZE(dmf_size_units); i++)
-		if (!strcmp(end, dmf_size_units[i].unit))
-			return dmf_scale(ip, frac, scale, dmf_size_units[i].mult, bytes);
+	for (i = 0; i < ARRAY_SIZE(dft_size_units); i++)
+		if (!strcmp(end, dft_size_units[i].unit))
+			return dft_scale(ip, frac, scale, dft_size_units[i].mult, bytes);
 	return -EINVAL;
 }
 
 static const struct {
 	const char *unit;
 	uint64_t ns;
-} dmf_time_units[] = {
+} dft_time_units[] = {
 	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000ULL },
 	{ "sec", 1000000000ULL }, { "m", 60000000000ULL }, { "min", 60000000000ULL },
 	{ "h", 3600000000000ULL }, { "d", 86400000000000ULL },
 };
 
 /**
- * dmf_parse_duration - a duration with an optional unit
+ * dft_parse_duration - a duration with an optional unit
  * @s: "30", "30s", "1.5s", "500ms", "250us", "2m", "1h", "1d"
  * @unit_ns: what a number without a unit counts (1000000000 for seconds)
  * @ns: the duration in nanoseconds
  *
  * Return: 0, -EINVAL or -ERANGE.
  */
-int dmf_parse_duration(const char *s, uint64_t unit_ns, uint64_t *ns)
+int dft_parse_duration(const char *s, uint64_t unit_ns, uint64_t *ns)
 {
 	uint64_t ip, frac, scale;
 	const char *end;
 	unsigned int i;
 	int r;
 
-	r = dmf_parse_decimal(s, &ip, &frac, &scale, &end);
+	r = dft_parse_decimal(s, &ip, &frac, &scale, &end);
 	if (r)
 		return r;
 	if (!*end)
-		return dmf_scale(ip, frac, scale, unit_ns, ns);
-	for (i = 0; i < ARRAY_SIZE(dmf_time_units); i++)
-		if (!strcmp(end, dmf_time_units[i].unit))
-			return dmf_scale(ip, frac, scale, dmf_time_units[i].ns, ns);
+		return dft_scale(ip, frac, scale, unit_ns, ns);
+	for (i = 0; i < ARRAY_SIZE(dft_time_units); i++)
+		if (!strcmp(end, dft_time_units[i].unit))
+			return dft_scale(ip, frac, scale, dft_time_units[i].ns, ns);
 	return -EINVAL;
 }
 
@@ -223,7 +223,7 @@ int dmf_parse_duration(const char *s, uint64_t unit_ns, uint64_t *ns)
  * A probability as the engine reads it: "5" (percent, as the kernel's
  * knobs), "0.1%", "1e-6" (a fraction), "1/1000".  At most 1.
  */
-int dmf_parse_prob(const char *s)
+int dft_parse_prob(const char *s)
 {
 	const char *slash = strchr(s, '/');
 	double v;
@@ -236,7 +236,7 @@ int dmf_parse_prob(const char *s)
 	if (slash) {
 		memcpy(tmp, s, slash - s);
 		tmp[slash - s] = '\0';
-		if (dmf_parse_u64(tmp, &num) || dmf_parse_u64(slash + 1, &den) || !den)
+		if (dft_parse_u64(tmp, &num) || dft_parse_u64(slash + 1, &den) || !den)
 			return -EINVAL;
 		return num <= den ? 0 : -ERANGE;
 	}
@@ -259,7 +259,7 @@ int dmf_parse_prob(const char *s)
 	return 0;
 }
 
-static bool dmf_in(const char *s, const char * const *names, size_t n)
+static bool dft_in(const char *s, const char * const *names, size_t n)
 {
 	size_t i;
 
@@ -269,13 +269,13 @@ static bool dmf_in(const char *s, const char * const *names, size_t n)
 	return false;
 }
 
-bool dmf_is_status_name(const char *s)
+bool dft_is_status_name(const char *s)
 {
-	return dmf_in(s, dmf_statuses, ARRAY_SIZE(dmf_statuses));
+	return dft_in(s, dft_statuses, ARRAY_SIZE(dft_statuses));
 }
 
 /* "read", "read+write", "any": the op= value the target reads. */
-bool dmf_is_op_list(const char *s)
+bool dft_is_op_list(const char *s)
 {
 	char tmp[128], *p, *tok;
 
@@ -284,12 +284,12 @@ bool dmf_is_op_list(const char *s)
 	strcpy(tmp, s);
 	p = tmp;
 	while ((tok = strsep(&p, "+")) != NULL)
-		if (!dmf_in(tok, dmf_ops, ARRAY_SIZE(dmf_ops)))
+		if (!dft_in(tok, dft_ops, ARRAY_SIZE(dft_ops)))
 			return false;
 	return true;
 }
 
-static int dmf_rule_fail(struct dmf_rule_err *err, const char *word, size_t n,
+static int dft_rule_fail(struct dft_rule_err *err, const char *word, size_t n,
 			 const char *reason)
 {
 	if (n >= sizeof(err->word))
@@ -301,7 +301,7 @@ static int dmf_rule_fail(struct dmf_rule_err *err, const char *word, size_t n,
 }
 
 /* "A" or "A-B" with A <= B; for sizes also "A-" (no upper bound). */
-static int dmf_check_range(const char *val, bool size)
+static int dft_check_range(const char *val, bool size)
 {
 	char tmp[64], *dash;
 	uint64_t a, b;
@@ -313,31 +313,31 @@ static int dmf_check_range(const char *val, bool size)
 	if (dash)
 		*dash++ = '\0';
 	if (!size) {
-		if (dmf_parse_u64(tmp, &a) || (dash && dmf_parse_u64(dash, &b)))
+		if (dft_parse_u64(tmp, &a) || (dash && dft_parse_u64(dash, &b)))
 			return -EINVAL;
 		return dash && a > b ? -EINVAL : 0;
 	}
 	/* the target's own units: bytes with k, m or g */
-	if (dmf_parse_size(tmp, &a) || strpbrk(tmp, ".sBiTt"))
+	if (dft_parse_size(tmp, &a) || strpbrk(tmp, ".sBiTt"))
 		return -EINVAL;
 	if (!dash || !*dash)
 		return a > UINT32_MAX ? -EINVAL : 0;
-	if (dmf_parse_size(dash, &b) || strpbrk(dash, ".sBiTt"))
+	if (dft_parse_size(dash, &b) || strpbrk(dash, ".sBiTt"))
 		return -EINVAL;
 	return a > b || b > UINT32_MAX ? -EINVAL : 0;
 }
 
-static int dmf_check_s64(const char *val, long long min)
+static int dft_check_s64(const char *val, long long min)
 {
 	uint64_t v;
 
 	if (val[0] == '-')
 		return !strcmp(val, "-1") && min <= -1 ? 0 : -EINVAL;
-	return dmf_parse_u64(val, &v) || v > INT64_MAX ? -EINVAL : 0;
+	return dft_parse_u64(val, &v) || v > INT64_MAX ? -EINVAL : 0;
 }
 
 /* Like the kernel's kstrtou64(val, 0): decimal, 0x hex or 0 octal. */
-static int dmf_check_u64_any_base(const char *val)
+static int dft_check_u64_any_base(const char *val)
 {
 	char *end;
 
@@ -349,70 +349,70 @@ static int dmf_check_u64_any_base(const char *val)
 }
 
 /* The target's durations: digits and ns, us, ms (the default) or s; a day at most. */
-static int dmf_check_kernel_duration(const char *val)
+static int dft_check_kernel_duration(const char *val)
 {
 	static const char *const units[] = { "", "ns", "us", "ms", "s" };
 	size_t n = strspn(val, "0123456789");
 	uint64_t ns;
 	char num[24];
 
-	if (!n || n >= sizeof(num) || !dmf_in(val + n, units, ARRAY_SIZE(units)))
+	if (!n || n >= sizeof(num) || !dft_in(val + n, units, ARRAY_SIZE(units)))
 		return -EINVAL;
 	memcpy(num, val, n);
 	num[n] = '\0';
-	if (dmf_parse_duration(val, 1000000, &ns) || ns > 86400000000000ULL)
+	if (dft_parse_duration(val, 1000000, &ns) || ns > 86400000000000ULL)
 		return -EINVAL;
 	return 0;
 }
 
 /* Check the value of a key the tool knows; -ENOENT for a key it does not. */
-static int dmf_check_kv(const char *key, const char *val)
+static int dft_check_kv(const char *key, const char *val)
 {
 	uint64_t v;
 
 	if (!strcmp(key, "id"))
-		return dmf_parse_u64(val, &v) || !v || v > UINT32_MAX ? -EINVAL : 0;
+		return dft_parse_u64(val, &v) || !v || v > UINT32_MAX ? -EINVAL : 0;
 	if (!strcmp(key, "op"))
-		return dmf_is_op_list(val) ? 0 : -EINVAL;
+		return dft_is_op_list(val) ? 0 : -EINVAL;
 	if (!strcmp(key, "sectors"))
-		return dmf_check_range(val, false);
+		return dft_check_range(val, false);
 	if (!strcmp(key, "size"))
-		return dmf_check_range(val, true);
+		return dft_check_range(val, true);
 	if (!strcmp(key, "up") || !strcmp(key, "down") || !strcmp(key, "after"))
-		return dmf_parse_u64(val, &v) || v > UINT32_MAX ? -EINVAL : 0;
+		return dft_parse_u64(val, &v) || v > UINT32_MAX ? -EINVAL : 0;
 	if (!strcmp(key, "skip"))
-		return dmf_parse_u64(val, &v);
+		return dft_parse_u64(val, &v);
 	if (!strcmp(key, "enabled"))
 		return strcmp(val, "0") && strcmp(val, "1") ? -EINVAL : 0;
 	if (!strcmp(key, "status"))
-		return dmf_is_status_name(val) ? 0 : -EINVAL;
+		return dft_is_status_name(val) ? 0 : -EINVAL;
 	if (!strcmp(key, "p") || !strcmp(key, "probability"))
-		return dmf_parse_prob(val) ? -EINVAL : 0;
+		return dft_parse_prob(val) ? -EINVAL : 0;
 	if (!strcmp(key, "interval"))
-		return dmf_parse_u64(val, &v) || !v ? -EINVAL : 0;
+		return dft_parse_u64(val, &v) || !v ? -EINVAL : 0;
 	if (!strcmp(key, "times"))
-		return dmf_check_s64(val, -1);
+		return dft_check_s64(val, -1);
 	if (!strcmp(key, "space"))
-		return dmf_check_s64(val, 0);
+		return dft_check_s64(val, 0);
 	if (!strcmp(key, "seed"))
-		return dmf_check_u64_any_base(val);
+		return dft_check_u64_any_base(val);
 	if (!strcmp(key, "verbose"))
-		return dmf_parse_u64(val, &v) || v > 2 ? -EINVAL : 0;
+		return dft_parse_u64(val, &v) || v > 2 ? -EINVAL : 0;
 	if (!strcmp(key, "bits"))
-		return dmf_parse_u64(val, &v) || !v || v > 4096 ? -EINVAL : 0;
+		return dft_parse_u64(val, &v) || !v || v > 4096 ? -EINVAL : 0;
 	if (!strcmp(key, "byte"))
-		return dmf_parse_u64(val, &v) || v > 255 ? -EINVAL : 0;
+		return dft_parse_u64(val, &v) || v > 255 ? -EINVAL : 0;
 	if (!strcmp(key, "offset") || !strcmp(key, "keep"))
-		return strcmp(val, "random") && (dmf_parse_u64(val, &v) || v > UINT32_MAX) ?
+		return strcmp(val, "random") && (dft_parse_u64(val, &v) || v > UINT32_MAX) ?
 		       -EINVAL : 0;
 	if (!strcmp(key, "delay") || !strcmp(key, "jitter") || !strcmp(key, "timeout"))
-		return dmf_check_kernel_duration(val);
+		return dft_check_kernel_duration(val);
 	if (!strcmp(key, "dist"))
 		return strcmp(val, "uniform") && strcmp(val, "exp") ? -EINVAL : 0;
 	return -ENOENT;
 }
 
-static bool dmf_word_ok(const char *s, size_t n)
+static bool dft_word_ok(const char *s, size_t n)
 {
 	size_t i;
 
@@ -425,7 +425,7 @@ static bool dmf_word_ok(const char *s, size_t n)
 }
 
 /* The "key=value" item of @rule for @key, or NULL; *n gets its length. */
-static const char *dmf_find_item(const char *rule, const char *key, size_t *n)
+static const char *dft_find_item(const char *rule, const char *key, size_t *n)
 {
 	size_t klen = strlen(key);
 	const char *p = strchr(rule, ':');
@@ -441,38 +441,38 @@ static const char *dmf_find_item(const char *rule, const char *key, size_t *n)
 }
 
 /* Combinations the target refuses, checked only to explain a refusal. */
-static int dmf_rule_semantics(const char *action, const char *rule,
-			      struct dmf_rule_err *err)
+static int dft_rule_semantics(const char *action, const char *rule,
+			      struct dft_rule_err *err)
 {
 	const char *op, *st, *up;
 	size_t n, sn, un;
 	char ops[128];
 
-	op = dmf_find_item(rule, "op", &n);
+	op = dft_find_item(rule, "op", &n);
 	if (op && n - 3 < sizeof(ops)) {
 		memcpy(ops, op + 3, n - 3);
 		ops[n - 3] = '\0';
 		if ((!strcmp(action, "drop") || !strcmp(action, "torn")) &&
 		    (strstr(ops, "read") || strstr(ops, "other") || strstr(ops, "any")))
-			return dmf_rule_fail(err, op, n, !strcmp(action, "drop") ?
+			return dft_rule_fail(err, op, n, !strcmp(action, "drop") ?
 					     "drop applies to write, flush, discard and write-zeroes only" :
 					     "torn applies to writes only");
 	}
-	st = dmf_find_item(rule, "status", &sn);
+	st = dft_find_item(rule, "status", &sn);
 	if (!strcmp(action, "error") && st &&
 	    (!strncmp(st, "status=ok", sn) || !strncmp(st, "status=success", sn)))
-		return dmf_rule_fail(err, st, sn, "error needs a failing status");
-	up = dmf_find_item(rule, "up", &un);
-	if (up && !dmf_find_item(rule, "down", &n))
-		return dmf_rule_fail(err, up, un, "up= needs down=");
-	if (!strcmp(action, "delay") && !dmf_find_item(rule, "delay", &n) &&
-	    !dmf_find_item(rule, "jitter", &n))
-		return dmf_rule_fail(err, action, strlen(action), "delay needs delay= or jitter=");
+		return dft_rule_fail(err, st, sn, "error needs a failing status");
+	up = dft_find_item(rule, "up", &un);
+	if (up && !dft_find_item(rule, "down", &n))
+		return dft_rule_fail(err, up, un, "up= needs down=");
+	if (!strcmp(action, "delay") && !dft_find_item(rule, "delay", &n) &&
+	    !dft_find_item(rule, "jitter", &n))
+		return dft_rule_fail(err, action, strlen(action), "delay needs delay= or jitter=");
 	return 0;
 }
 
 /**
- * dmf_rule_check - check a rule as the target will read it
+ * dft_rule_check - check a rule as the target will read it
  * @rule: "<action>[:<key>=<value>,...]"
  * @strict: also refuse actions and keys this tool does not know, and the
  *          combinations the target refuses (to explain a refusal)
@@ -482,7 +482,7 @@ static int dmf_rule_semantics(const char *action, const char *rule,
  *
  * Return: 0 or -EINVAL.
  */
-int dmf_rule_check(const char *rule, bool strict, struct dmf_rule_err *err)
+int dft_rule_check(const char *rule, bool strict, struct dft_rule_err *err)
 {
 	const char *colon, *p, *kv, *eq;
 	size_t alen, n;
@@ -490,22 +490,22 @@ int dmf_rule_check(const char *rule, bool strict, struct dmf_rule_err *err)
 	int r;
 
 	if (!*rule)
-		return dmf_rule_fail(err, "", 0, "empty rule");
+		return dft_rule_fail(err, "", 0, "empty rule");
 	for (p = rule; *p; p++)
 		if (isspace((unsigned char)*p) || !isprint((unsigned char)*p))
-			return dmf_rule_fail(err, rule, strlen(rule),
+			return dft_rule_fail(err, rule, strlen(rule),
 					     "a rule cannot contain white space or control characters");
-	if (strlen(rule) > DMF_RULE_MAX_LEN)
-		return dmf_rule_fail(err, rule, 40, "rule too long (255 characters at most)");
+	if (strlen(rule) > DFT_RULE_MAX_LEN)
+		return dft_rule_fail(err, rule, 40, "rule too long (255 characters at most)");
 	colon = strchr(rule, ':');
 	alen = colon ? (size_t)(colon - rule) : strlen(rule);
-	if (!dmf_word_ok(rule, alen))
-		return dmf_rule_fail(err, rule, alen, "not an action name");
+	if (!dft_word_ok(rule, alen))
+		return dft_rule_fail(err, rule, alen, "not an action name");
 	if (strict) {
 		memcpy(key, rule, alen < sizeof(key) ? alen : sizeof(key) - 1);
 		key[alen < sizeof(key) ? alen : sizeof(key) - 1] = '\0';
-		if (!dmf_in(key, dmf_actions, ARRAY_SIZE(dmf_actions)))
-			return dmf_rule_fail(err, rule, alen, "unknown action");
+		if (!dft_in(key, dft_actions, ARRAY_SIZE(dft_actions)))
+			return dft_rule_fail(err, rule, alen, "unknown action");
 	}
 	if (!colon)
 		return 0;
@@ -513,33 +513,33 @@ int dmf_rule_check(const char *rule, bool strict, struct dmf_rule_err *err)
 		n = strcspn(kv, ",");
 		eq = memchr(kv, '=', n);
 		if (!eq || eq == kv || eq == kv + n - 1)
-			return dmf_rule_fail(err, kv, n, "expected key=value");
+			return dft_rule_fail(err, kv, n, "expected key=value");
 		if ((size_t)(eq - kv) >= sizeof(key) || n - (eq - kv) > sizeof(val))
-			return dmf_rule_fail(err, kv, n, "word too long");
+			return dft_rule_fail(err, kv, n, "word too long");
 		memcpy(key, kv, eq - kv);
 		key[eq - kv] = '\0';
 		memcpy(val, eq + 1, n - (eq - kv) - 1);
 		val[n - (eq - kv) - 1] = '\0';
-		if (!dmf_word_ok(key, strlen(key)))
-			return dmf_rule_fail(err, kv, n, "not a key name");
-		r = dmf_check_kv(key, val);
+		if (!dft_word_ok(key, strlen(key)))
+			return dft_rule_fail(err, kv, n, "not a key name");
+		r = dft_check_kv(key, val);
 		if (r == -ENOENT && strict)
-			return dmf_rule_fail(err, kv, n, "unknown key");
+			return dft_rule_fail(err, kv, n, "unknown key");
 		if (r && r != -ENOENT)
-			return dmf_rule_fail(err, kv, n, "invalid value");
+			return dft_rule_fail(err, kv, n, "invalid value");
 		if (!kv[n])
 			break;
 	}
 	if (strict) {
 		memcpy(key, rule, alen);
 		key[alen] = '\0';
-		return dmf_rule_semantics(key, rule, err);
+		return dft_rule_semantics(key, rule, err);
 	}
 	return 0;
 }
 
 /* "1M-2M" or "1M+4k" (bytes, end exclusive) -> "first-last" in sectors. */
-static int dmf_spec_range(const char *val, struct dmf_buf *out)
+static int dft_spec_range(const char *val, struct dft_buf *out)
 {
 	char tmp[64], *sep;
 	uint64_t a, b;
@@ -553,7 +553,7 @@ static int dmf_spec_range(const char *val, struct dmf_buf *out)
 		return -EINVAL;
 	plus = *sep == '+';
 	*sep++ = '\0';
-	if (dmf_parse_size(tmp, &a) || dmf_parse_size(sep, &b))
+	if (dft_parse_size(tmp, &a) || dft_parse_size(sep, &b))
 		return -EINVAL;
 	if (plus) {
 		if (b > UINT64_MAX - a)
@@ -562,13 +562,13 @@ static int dmf_spec_range(const char *val, struct dmf_buf *out)
 	}
 	if (a % 512 || b % 512 || b <= a)
 		return -EINVAL;
-	dmf_buf_add(out, ",sectors=%llu-%llu", (unsigned long long)(a / 512),
+	dft_buf_add(out, ",sectors=%llu-%llu", (unsigned long long)(a / 512),
 		    (unsigned long long)(b / 512 - 1));
 	return 0;
 }
 
 /* "4k-64k", "4k", "4k-": bio size bounds in bytes. */
-static int dmf_spec_size(const char *val, struct dmf_buf *out)
+static int dft_spec_size(const char *val, struct dft_buf *out)
 {
 	char tmp[64], *dash;
 	uint64_t a, b;
@@ -579,24 +579,24 @@ static int dmf_spec_size(const char *val, struct dmf_buf *out)
 	dash = strchr(tmp, '-');
 	if (dash)
 		*dash++ = '\0';
-	if (dmf_parse_size(tmp, &a) || a > UINT32_MAX)
+	if (dft_parse_size(tmp, &a) || a > UINT32_MAX)
 		return -EINVAL;
 	if (!dash) {
-		dmf_buf_add(out, ",size=%llu", (unsigned long long)a);
+		dft_buf_add(out, ",size=%llu", (unsigned long long)a);
 		return 0;
 	}
 	if (!*dash) {
-		dmf_buf_add(out, ",size=%llu-", (unsigned long long)a);
+		dft_buf_add(out, ",size=%llu-", (unsigned long long)a);
 		return 0;
 	}
-	if (dmf_parse_size(dash, &b) || b > UINT32_MAX || b < a)
+	if (dft_parse_size(dash, &b) || b > UINT32_MAX || b < a)
 		return -EINVAL;
-	dmf_buf_add(out, ",size=%llu-%llu", (unsigned long long)a, (unsigned long long)b);
+	dft_buf_add(out, ",size=%llu-%llu", (unsigned long long)a, (unsigned long long)b);
 	return 0;
 }
 
 /* In the largest unit the target reads that keeps the value exact. */
-static const char *dmf_fmt_ns(uint64_t ns, char *buf, size_t len)
+static const char *dft_fmt_ns(uint64_t ns, char *buf, size_t len)
 {
 	if (ns && !(ns % 1000000000ULL))
 		snprintf(buf, len, "%llus", (unsigned long long)(ns / 1000000000ULL));
@@ -609,15 +609,15 @@ static const char *dmf_fmt_ns(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static bool dmf_looks_prob(const char *s)
+static bool dft_looks_prob(const char *s)
 {
 	return isdigit((unsigned char)s[0]) &&
 	       (strchr(s, '%') || strchr(s, '/') || strpbrk(s, "eE"));
 }
 
 /* One item of a readable spec, appended to @out as ",key=value". */
-static int dmf_spec_item(char *item, bool *have_ops, struct dmf_buf *out,
-			 struct dmf_rule_err *err)
+static int dft_spec_item(char *item, bool *have_ops, struct dft_buf *out,
+			 struct dft_rule_err *err)
 {
 	char *val = strchr(item, '=');
 	const char *key = item;
@@ -625,25 +625,25 @@ static int dmf_spec_item(char *item, bool *have_ops, struct dmf_buf *out,
 	uint64_t ns;
 
 	if (!val) {
-		if (dmf_looks_prob(item)) {
-			if (dmf_parse_prob(item))
-				return dmf_rule_fail(err, item, strlen(item),
+		if (dft_looks_prob(item)) {
+			if (dft_parse_prob(item))
+				return dft_rule_fail(err, item, strlen(item),
 						     "invalid probability (5%, 0.1%, 1e-6 or 1/1000)");
-			dmf_buf_add(out, ",p=%s", item);
-		} else if (dmf_is_status_name(item)) {
-			dmf_buf_add(out, ",status=%s", item);
+			dft_buf_add(out, ",p=%s", item);
+		} else if (dft_is_status_name(item)) {
+			dft_buf_add(out, ",status=%s", item);
 		} else if (!strcmp(item, "once")) {
-			dmf_buf_add(out, ",times=1");
+			dft_buf_add(out, ",times=1");
 		} else if (!strcmp(item, "disabled")) {
-			dmf_buf_add(out, ",enabled=0");
-		} else if (!*have_ops && (dmf_is_op_list(item) || !strcmp(item, "all"))) {
-			dmf_buf_add(out, ",op=%s", strcmp(item, "all") ? item : "any");
+			dft_buf_add(out, ",enabled=0");
+		} else if (!*have_ops && (dft_is_op_list(item) || !strcmp(item, "all"))) {
+			dft_buf_add(out, ",op=%s", strcmp(item, "all") ? item : "any");
 			*have_ops = true;
 		} else if (isdigit((unsigned char)item[0])) {
-			return dmf_rule_fail(err, item, strlen(item),
+			return dft_rule_fail(err, item, strlen(item),
 					     "a bare number is ambiguous: write 5% or p=5 for a probability");
 		} else {
-			return dmf_rule_fail(err, item, strlen(item),
+			return dft_rule_fail(err, item, strlen(item),
 					     "not an operation, probability, status or key=value");
 		}
 		return 0;
@@ -651,49 +651,49 @@ static int dmf_spec_item(char *item, bool *have_ops, struct dmf_buf *out,
 	*val++ = '\0';
 	if (!*key || !*val) {
 		val[-1] = '=';
-		return dmf_rule_fail(err, item, strlen(item), "expected key=value");
+		return dft_rule_fail(err, item, strlen(item), "expected key=value");
 	}
 	if (!strcmp(key, "up") || !strcmp(key, "down") || !strcmp(key, "after")) {
-		if (dmf_parse_duration(val, 1000000000ULL, &ns) || ns % 1000000000ULL ||
+		if (dft_parse_duration(val, 1000000000ULL, &ns) || ns % 1000000000ULL ||
 		    ns / 1000000000ULL > UINT32_MAX)
 			goto bad;
-		dmf_buf_add(out, ",%s=%llu", key, (unsigned long long)(ns / 1000000000ULL));
+		dft_buf_add(out, ",%s=%llu", key, (unsigned long long)(ns / 1000000000ULL));
 	} else if (!strcmp(key, "delay") || !strcmp(key, "jitter") || !strcmp(key, "timeout")) {
 		/* the target's unit-less default is milliseconds, as dm-delay */
-		if (dmf_parse_duration(val, 1000000, &ns) || ns > 86400000000000ULL)
+		if (dft_parse_duration(val, 1000000, &ns) || ns > 86400000000000ULL)
 			goto bad;
-		dmf_buf_add(out, ",%s=%s", key, dmf_fmt_ns(ns, buf, sizeof(buf)));
+		dft_buf_add(out, ",%s=%s", key, dft_fmt_ns(ns, buf, sizeof(buf)));
 	} else if (!strcmp(key, "range")) {
-		if (dmf_spec_range(val, out))
+		if (dft_spec_range(val, out))
 			goto bad;
 	} else if (!strcmp(key, "size")) {
-		if (dmf_spec_size(val, out))
+		if (dft_spec_size(val, out))
 			goto bad;
 	} else if (!strcmp(key, "every")) {
-		dmf_buf_add(out, ",interval=%s", val);
+		dft_buf_add(out, ",interval=%s", val);
 	} else if (!strcmp(key, "op")) {
-		dmf_buf_add(out, ",op=%s", strcmp(val, "all") ? val : "any");
+		dft_buf_add(out, ",op=%s", strcmp(val, "all") ? val : "any");
 		*have_ops = true;
 	} else {
-		dmf_buf_add(out, ",%s=%s", key, val);
+		dft_buf_add(out, ",%s=%s", key, val);
 	}
 	return 0;
 
 bad:
 	val[-1] = '=';
 	if (!strcmp(key, "range"))
-		return dmf_rule_fail(err, item, strlen(item),
+		return dft_rule_fail(err, item, strlen(item),
 				     "expected START-END or START+LENGTH, 512-byte aligned");
 	if (!strcmp(key, "size"))
-		return dmf_rule_fail(err, item, strlen(item), "expected MIN-MAX in bytes (4k-64k)");
+		return dft_rule_fail(err, item, strlen(item), "expected MIN-MAX in bytes (4k-64k)");
 	if (!strcmp(key, "delay") || !strcmp(key, "jitter") || !strcmp(key, "timeout"))
-		return dmf_rule_fail(err, item, strlen(item),
+		return dft_rule_fail(err, item, strlen(item),
 				     "expected a duration of a day at most (10ms, 250us, 1.5s)");
-	return dmf_rule_fail(err, item, strlen(item), "expected whole seconds (30, 30s, 2m, 1h)");
+	return dft_rule_fail(err, item, strlen(item), "expected whole seconds (30, 30s, 2m, 1h)");
 }
 
 /**
- * dmf_rule_from_spec - build a rule from a readable option value
+ * dft_rule_from_spec - build a rule from a readable option value
  * @action: "error", "drop", ...
  * @spec: "[OPS:]ITEM[,ITEM...]" or "OPS" or NULL; OPS is "read", "read+write",
  *        "all"; an ITEM is a probability ("1%", "1e-6", "1/1000"), a status
@@ -705,19 +705,19 @@ bad:
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
-int dmf_rule_from_spec(const char *action, const char *spec, struct dmf_buf *out,
-		       struct dmf_rule_err *err)
+int dft_rule_from_spec(const char *action, const char *spec, struct dft_buf *out,
+		       struct dft_rule_err *err)
 {
-	char tmp[DMF_RULE_MAX_LEN + 1], *p, *colon, *item, *c;
-	struct dmf_buf rule = { 0 };
+	char tmp[DFT_RULE_MAX_LEN + 1], *p, *colon, *item, *c;
+	struct dft_buf rule = { 0 };
 	bool have_ops = false;
 	int r = 0;
 
-	if (!dmf_word_ok(action, strlen(action)))
-		return dmf_rule_fail(err, action, strlen(action), "not an action name");
-	if (spec && strlen(spec) > DMF_RULE_MAX_LEN)
-		return dmf_rule_fail(err, spec, 40, "too long");
-	dmf_buf_add(&rule, "%s", action);
+	if (!dft_word_ok(action, strlen(action)))
+		return dft_rule_fail(err, action, strlen(action), "not an action name");
+	if (spec && strlen(spec) > DFT_RULE_MAX_LEN)
+		return dft_rule_fail(err, spec, 40, "too long");
+	dft_buf_add(&rule, "%s", action);
 	if (spec && *spec) {
 		strcpy(tmp, spec);
 		p = tmp;
@@ -727,20 +727,20 @@ int dmf_rule_from_spec(const char *action, const char *spec, struct dmf_buf *out
 			for (c = tmp; *c; c++)
 				if (*c == ',')
 					*c = '+';
-			if (strcmp(tmp, "all") && !dmf_is_op_list(tmp)) {
-				r = dmf_rule_fail(err, tmp, strlen(tmp), "not an operation list");
+			if (strcmp(tmp, "all") && !dft_is_op_list(tmp)) {
+				r = dft_rule_fail(err, tmp, strlen(tmp), "not an operation list");
 				goto out;
 			}
-			dmf_buf_add(&rule, ",op=%s", strcmp(tmp, "all") ? tmp : "any");
+			dft_buf_add(&rule, ",op=%s", strcmp(tmp, "all") ? tmp : "any");
 			have_ops = true;
 			p = colon + 1;
 		}
 		while ((item = strsep(&p, ",")) != NULL) {
 			if (!*item) {
-				r = dmf_rule_fail(err, spec, strlen(spec), "empty item");
+				r = dft_rule_fail(err, spec, strlen(spec), "empty item");
 				goto out;
 			}
-			r = dmf_spec_item(item, &have_ops, &rule, err);
+			r = dft_spec_item(item, &have_ops, &rule, err);
 			if (r)
 				goto out;
 		}
@@ -753,34 +753,34 @@ int dmf_rule_from_spec(const char *action, const char *spec, struct dmf_buf *out
 	c = strchr(rule.text, ',');
 	if (c)
 		*c = ':';
-	r = dmf_rule_check(rule.text, false, err);
+	r = dft_rule_check(rule.text, false, err);
 	if (!r)
-		dmf_buf_add(out, "%s", rule.text);
+		dft_buf_add(out, "%s", rule.text);
 out:
-	dmf_buf_free(&rule);
+	dft_buf_free(&rule);
 	return r;
 }
 
 /* "<dev> <offset> [<#rules> <rule>...]" */
-int dmf_table_params(const struct dmf_table_args *ta, struct dmf_buf *out)
+int dft_table_params(const struct dft_table_args *ta, struct dft_buf *out)
 {
 	unsigned int i;
 
 	if (!ta->dev || !*ta->dev || strpbrk(ta->dev, " \t\n"))
 		return -EINVAL;
-	dmf_buf_add(out, "%s %llu", ta->dev, (unsigned long long)ta->offset);
+	dft_buf_add(out, "%s %llu", ta->dev, (unsigned long long)ta->offset);
 	if (ta->nr_rules)
-		dmf_buf_add(out, " %u", ta->nr_rules);
+		dft_buf_add(out, " %u", ta->nr_rules);
 	for (i = 0; i < ta->nr_rules; i++)
-		dmf_buf_add(out, " %s", ta->rules[i]);
+		dft_buf_add(out, " %s", ta->rules[i]);
 	return out->oom ? -ENOMEM : 0;
 }
 
 /* "0 <len> fault <params>", the line dmsetup create reads. */
-int dmf_table_line(const struct dmf_table_args *ta, struct dmf_buf *out)
+int dft_table_line(const struct dft_table_args *ta, struct dft_buf *out)
 {
 	if (!ta->len)
 		return -EINVAL;
-	dmf_buf_add(out, "0 %llu %s ", (unsigned long long)ta->len, DMF_TARGET);
-	return dmf_table_params(ta, out);
+	dft_buf_add(out, "0 %llu %s ", (unsigned long long)ta->len, DFT_TARGET);
+	return dft_table_params(ta, out);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The out-of-line half of tests/unit/shim/dmf/kernel.h: kstrtox, printk,
+ * The out-of-line half of tools/kshim/dmf/kernel.h: kstrtox, printk,
  * ratelimit, RCU, per-CPU and slab allocation with a failure budget, the
  * fake stack trace, random numbers.  Shared state lives here so that the
  * code under test and the test see the same hooks.

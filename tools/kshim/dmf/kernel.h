@@ -2,8 +2,8 @@
 /*
  * Userspace stand-in for include/dmf/kernel.h, in the manner of
  * tools/testing/radix-tree: the engine's source compiles unchanged on the
- * host against these definitions.  Put tests/unit/shim first on the include
- * path and link tests/unit/shim/kernel-shim.c.
+ * host against these definitions.  Put tools/kshim first on the include
+ * path and link tools/kshim/kernel-shim.c.
  *
  * Atomics, per-CPU counters, RCU and mutexes are real (GCC __atomic
  * builtins, pthreads), so tests may hammer the engine from many threads.
