@@ -96,35 +96,41 @@ static bool dft_name_ok(const char *name)
 }
 
 /*
- * The target refused @rule with -errno @r: name the word that is wrong if we
- * can find it, with the reason the kernel logged.
+ * The target refused @rule with -errno @r.  The host parser is the
+ * target's, so if it refuses the rule too it names the word; otherwise the
+ * refusal is about the device (an id in use, too many rules): say what the
+ * kernel logged.
  */
 int dft_rule_refused(const char *name, const char *rule, int r, const char *kreason)
 {
 	struct dft_rule_err rerr = { .reason = NULL };
+	char where[512];
 
-	if (r == -EINVAL && dft_rule_check(rule, true, &rerr)) {
-		/* the kernel's words only when they add something */
-		if (kreason && !strcasecmp(kreason, rerr.reason))
-			kreason = NULL;
-		return dft_err("%s: rule syntax error at '%s' in '%s': %s%s%s%s", name,
-			       rerr.word, rule, rerr.reason, kreason ? " (kernel: " : "",
-			       kreason ? kreason : "", kreason ? ")" : "");
-	}
+	if (r == -EINVAL && dft_rule_check(rule, &rerr) == -EINVAL)
+		return dft_err("%s: rule syntax error %s: %s", name,
+			       dft_rule_where(&rerr, rule, where, sizeof(where)), rerr.reason);
 	return dft_err("%s: the target refused rule '%s': %s", name, rule,
 		       kreason ? kreason : strerror(-r));
 }
 
-/* Pre-flight check of rules given on the command line: usage errors. */
+/* Rules given on the command line are checked before anything is sent. */
 int dft_check_rules(const struct dft_cmd *cmd, const struct dft_opts *o)
 {
 	struct dft_rule_err rerr = { .reason = NULL };
+	char where[512];
 	unsigned int i;
+	int r;
 
-	for (i = 0; i < o->nr_rules; i++)
-		if (dft_rule_check(o->rules[i], false, &rerr))
-			return dft_usage_err(cmd, "rule syntax error at '%s' in '%s': %s",
-					     rerr.word, o->rules[i], rerr.reason);
+	for (i = 0; i < o->nr_rules; i++) {
+		r = dft_rule_check(o->rules[i], &rerr);
+		if (r == -ENOMEM)
+			return dft_err("out of memory");
+		if (r)
+			return dft_usage_err(cmd, "rule syntax error %s: %s",
+					     dft_rule_where(&rerr, o->rules[i], where,
+							    sizeof(where)),
+					     rerr.reason);
+	}
 	return 0;
 }
 

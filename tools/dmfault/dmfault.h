@@ -7,9 +7,10 @@
  * completion script; cmd_dev.c (create, remove, list, table), cmd_rule.c
  * (rules on a live device), cmd_stats.c (stats, log, reset, release) and
  * cmd_alloc.c (allocator hooks, run) are the handlers; dm.c is the only
- * file that talks to libdevmapper and kmsg.c reads the kernel log; spec.c
- * (readable options to table text), parse.c (status and message replies)
- * and json.c (output) use only libc, so the host unit tests link them as
+ * file that talks to libdevmapper and kmsg.c reads the kernel log; rule.c
+ * checks rules with the target's own parser (rule.h); spec.c (readable
+ * options to table text), parse.c (status and message replies) and json.c
+ * (output) use only libc and rule.c, so the host unit tests link them as
  * they are.
  *
  * Conventions: our functions return 0 or -errno; libdevmapper's return 1
@@ -22,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "rule.h"
 
 #define DFT_VERSION		"1.0.0"
 #define DFT_TARGET		"fault"
@@ -45,14 +48,10 @@ enum {
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 
-/* ---- spec.c: units and the option -> table builder ---------------------- */
+/* ---- spec.c: units and the option -> rule translation --------------------- */
 
 int dft_parse_u64(const char *s, uint64_t *v);
 int dft_parse_size(const char *s, uint64_t *bytes);
-int dft_parse_duration(const char *s, uint64_t unit_ns, uint64_t *ns);
-int dft_parse_prob(const char *s);
-bool dft_is_status_name(const char *s);
-bool dft_is_op_list(const char *s);
 
 /* A growable string; text is always NUL-terminated once anything is added. */
 struct dft_buf {
@@ -66,15 +65,8 @@ void dft_buf_add(struct dft_buf *b, const char *fmt, ...)
 	__printf(2, 3);
 void dft_buf_free(struct dft_buf *b);
 
-/* Where a rule went wrong: the word and the reason, for the error message. */
-struct dft_rule_err {
-	char word[128];
-	const char *reason;
-};
-
 int dft_rule_from_spec(const char *action, const char *spec, struct dft_buf *out,
 		       struct dft_rule_err *err);
-int dft_rule_check(const char *rule, bool strict, struct dft_rule_err *err);
 
 struct dft_table_args {
 	const char *dev;		/* as given: path or MAJ:MIN */

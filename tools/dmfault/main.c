@@ -591,6 +591,7 @@ static int dft_set_opt(const struct dft_cmd *cmd, struct dft_opts *o,
 {
 	struct dft_rule_err rerr = { .reason = NULL };
 	struct dft_buf b = { 0 };
+	char where[512];
 	uint64_t u;
 	int r;
 
@@ -620,9 +621,13 @@ static int dft_set_opt(const struct dft_cmd *cmd, struct dft_opts *o,
 		if (r == -ENOMEM)
 			return dft_err("out of memory");
 		if (r) {
+			r = dft_usage_err(cmd, "--%s %s: rule syntax error %s: %s",
+					  opt->name, val,
+					  dft_rule_where(&rerr, b.len ? b.text : val, where,
+							 sizeof(where)),
+					  rerr.reason);
 			dft_buf_free(&b);
-			return dft_usage_err(cmd, "--%s %s: rule syntax error at '%s': %s",
-					     opt->name, val, rerr.word, rerr.reason);
+			return r;
 		}
 		r = dft_add_str(&o->rules, &o->nr_rules, b.text);
 		dft_buf_free(&b);
@@ -637,9 +642,11 @@ static int dft_set_opt(const struct dft_cmd *cmd, struct dft_opts *o,
 	case DFT_OPT_KNOB:
 		return dft_add_set(o, opt->action, val, NULL) ? dft_err("out of memory") : 0;
 	case DFT_OPT_WATCH:
-		if (dft_parse_duration(val, 1000000000ULL, &u) || u < 1000000 ||
-		    u > 86400000000000ULL)
-			return dft_usage_err(cmd, "--watch: '%s' is not an interval (1, 0.5, 2s, 250ms)",
+		/* whole seconds, or a duration as rules take it */
+		if (!dft_parse_u64(val, &u) && u && u <= 86400)
+			u *= 1000000000ULL;
+		else if (dft_parse_duration(val, &u) || u < 1000000)
+			return dft_usage_err(cmd, "--watch: '%s' is not an interval (1, 2s, 250ms)",
 					     val);
 		o->watch_ms = u / 1000000;
 		return 0;

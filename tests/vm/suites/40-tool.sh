@@ -98,7 +98,7 @@ fi
 check "modules load" dmf_load
 
 # --- create --print -------------------------------------------------------
-line=$(dmfault create p0 "$NB" --error read:1%,enospc --drop write:after=1m \
+line=$(dmfault create p0 "$NB" --error read:1%,enospc --drop write:after=60s \
 	--rule error:op=flush --print)
 expect "create --print builds the table line" \
 	"0 $S fault $MAJMIN 0 3 error:op=read,p=1%,status=enospc drop:op=write,after=60 error:op=flush" \
@@ -107,7 +107,7 @@ expect "create --print creates nothing" "" "$(dmsetup ls | grep -w p0)"
 line=$(dmfault create p0 "$NB" --offset 1M --size 16M \
 	--error 'read+write:range=4k+8k,size=4k-64k,every=3,once,eio' --print)
 expect "create --print: offset, size, ranges, units" \
-	"0 32768 fault $MAJMIN 2048 1 error:op=read+write,sectors=8-23,size=4096-65536,interval=3,times=1,status=eio" \
+	"0 32768 fault $MAJMIN 2048 1 error:op=read+write,sectors=8-23,size=4k-64k,interval=3,times=1,status=eio" \
 	"$line"
 echo "$line" | dmsetup create p0 >/dev/null 2>&1
 expect "the printed line is accepted by dmsetup create" "1" \
@@ -150,10 +150,10 @@ json "log --json" \
 
 # --watch: two reports with rates; JSON one document per line
 (for _ in 1 2 3 4 5 6 7 8; do dd if=/dev/mapper/t0 of=/dev/null bs=4k count=64 iflag=direct 2>/dev/null; sleep 0.1; done) &
-out=$(dmfault stats --watch 0.5 --count 2 t0)
+out=$(dmfault stats --watch 500ms --count 2 t0)
 rc=$?
 expect "stats --watch --count 2: two reports" "0 2" "$rc $(echo "$out" | grep -c '^every ')"
-out=$(dmfault stats --watch 0.5 --count 2 --json t0)
+out=$(dmfault stats --watch 500ms --count 2 --json t0)
 n=0
 while IFS= read -r l; do
 	echo "$l" | python3 -c "import json, sys; d = json.load(sys.stdin); sys.exit(0 if 'bios_per_s' in d['devices'][0]['ops']['read'] and d['interval'] > 0 else 1)" && n=$((n + 1))
@@ -207,14 +207,33 @@ want "remove refuses a device that is not a fault device" 1 "not a fault device"
 	dmfault remove lin
 expect "list leaves out other targets" "t0" "$(dmfault list --names)"
 check "remove --force removes it" dmfault remove --force lin
-want "the kernel refuses an unknown key: the word is named" 1 \
-	"rule syntax error at 'bogus=1'" dmfault rule add t0 'error:bogus=1'
-want "the kernel refuses an unknown action: the word is named" 1 \
-	"rule syntax error at 'frob'" dmfault create t1 "$NB" 'frob:p=1%'
+# Rules are checked by the target's own parser before anything is sent:
+# the kernel's reason, with the part of the rule it is about.
+want "an unknown key is refused with the target's reason" 2 \
+	"rule syntax error at 'bogus=1' in 'error:bogus=1': Unknown rule key" \
+	dmfault rule add t0 'error:bogus=1'
+want "an unknown action is refused with the target's reason" 2 \
+	"rule syntax error at 'frob' in 'frob:p=1%': Unknown rule action" \
+	dmfault create t1 "$NB" 'frob:p=1%'
 expect "a refused create leaves no device behind" "" "$(dmsetup ls | awk '$1 == "t1"')"
-want "refused create, second rule: the word is named" 1 "at 'up=5'" \
+want "refused create, second rule: the combination is named" 2 \
+	"rule syntax error in 'error:up=5': up= needs down=" \
 	dmfault create t1 "$NB" --error read 'error:up=5'
 expect "no device left behind after a refused rule" "" "$(dmsetup ls | awk '$1 == "t1"')"
+for r in 'error:p=1e-30' 'error:p=0.0000000000000000001' 'corrupt:op=read+write' \
+	 'corrupt:bits=1,byte=2' 'torn:op=flush'; do
+	want "the tool refuses what the kernel refuses: $r" 2 "rule syntax error" \
+		dmfault rule add t0 "$r"
+	n=$(dmsetup message t0 0 rule list | wc -l)
+	dmsetup message t0 0 rule add "$r" >/dev/null 2>&1
+	expect "... and the kernel refuses it too: $r" "1 $n" \
+		"$? $(dmsetup message t0 0 rule list | wc -l)"
+done
+check "a rule with an id in use" dmfault rule add t0 'error:id=77,op=flush,enabled=0'
+want "refused by the live device: the kernel's reason, exit 1" 1 \
+	"t0: rule 'error:id=77,op=flush': that id is already in use" \
+	dmfault rule add t0 'error:id=77,op=flush'
+check "remove the rule with id 77" dmfault rule remove t0 77
 want "no rule with that id" 1 "t0: no rule with id 99" dmfault rule remove t0 99
 want "name already in use" 1 "t0: a device of that name already exists" \
 	dmfault create t0 "$NB"

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dmfault: rules are checked with the fault target's own parser, so the
+ * tool accepts exactly what the kernel accepts and refuses it with the
+ * kernel's reason.  The parser (drivers/md/dm-fault-parse.c) and the engine
+ * under it (lib/dmf-engine.c) are compiled unchanged against tools/kshim.
+ */
+#include "dm-fault-rule.h"
+#include "rule.h"
+
+/* The word is left empty when the whole rule is at fault. */
+static int dft_rule_fail(struct dft_rule_err *err, const char *text, size_t pos, size_t len,
+			 const char *reason)
+{
+	if (!pos && len == strlen(text))
+		len = 0;
+	if (len >= sizeof(err->word))
+		len = sizeof(err->word) - 1;
+	memcpy(err->word, text + pos, len);
+	err->word[len] = '\0';
+	err->reason = reason;
+	return -EINVAL;
+}
+
+/**
+ * dft_rule_check - check a rule as the target will read it
+ * @rule: "<action>[:<key>=<value>,...]"
+ * @err: on failure, the part of @rule that is wrong ("" for all of it) and
+ *       the target's reason
+ *
+ * White space cannot be in a rule: the table line is split at it, so the
+ * target would see two arguments.
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int dft_rule_check(const char *rule, struct dft_rule_err *err)
+{
+	struct dmf_rule_err kerr = { };
+	struct dmf_rule_cfg cfg;
+	const char *p;
+	int r;
+
+	for (p = rule; *p; p++)
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			return dft_rule_fail(err, rule, 0, strlen(rule),
+					     "a rule cannot contain white space");
+	r = dmf_rule_cfg_init(&cfg);
+	if (r)
+		return r;
+	r = dmf_rule_cfg_parse(&cfg, rule, &kerr);
+	dmf_rule_cfg_destroy(&cfg);
+	if (r)
+		return dft_rule_fail(err, rule, kerr.pos, kerr.len, kerr.reason);
+	return 0;
+}
+
+bool dft_is_status_name(const char *s)
+{
+	enum dmf_status st;
+
+	return !dmf_parse_status(s, &st);
+}
+
+/* "read", "read+write", "any": an op= value the target reads. */
+bool dft_is_op_list(const char *s)
+{
+	unsigned int mask;
+	char tmp[128];
+
+	if (strlen(s) >= sizeof(tmp))
+		return false;
+	strcpy(tmp, s);
+	return !dmf_parse_ops(tmp, &mask);
+}
+
+/* A duration as the target reads one: 10 (ms), 10ms, 250us, 1500ns, 2s. */
+int dft_parse_duration(const char *s, uint64_t *ns)
+{
+	u64 v;
+	int r;
+
+	r = dmf_parse_duration(s, &v);
+	if (!r)
+		*ns = v;
+	return r;
+}
+
+/* "at 'WORD' in 'RULE'", or "in 'RULE'" when the whole rule is at fault. */
+const char *dft_rule_where(const struct dft_rule_err *err, const char *rule, char *buf,
+			   size_t len)
+{
+	if (err->word[0])
+		snprintf(buf, len, "at '%s' in '%s'", err->word, rule);
+	else
+		snprintf(buf, len, "in '%s'", rule);
+	return buf;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dmfault: the fault target's rule grammar, as the target itself reads it.
+ * rule.c compiles drivers/md/dm-fault-parse.c and lib/dmf-engine.c on the
+ * host (against tools/kshim, as the unit tests do) and is the only file of
+ * the tool that sees kernel types; this interface uses libc types only.
+ */
+#ifndef _DMFAULT_RULE_H
+#define _DMFAULT_RULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where a rule went wrong: the part of the text, and the target's reason. */
+struct dft_rule_err {
+	char word[128];
+	const char *reason;
+};
+
+int dft_rule_check(const char *rule, struct dft_rule_err *err);
+const char *dft_rule_where(const struct dft_rule_err *err, const char *rule, char *buf,
+			   size_t len);
+bool dft_is_status_name(const char *s);
+bool dft_is_op_list(const char *s);
+int dft_parse_duration(const char *s, uint64_t *ns);
+
+#endif /* _DMFAULT_RULE_H */
