@@ -5,7 +5,7 @@
 # --icount): the side-by-side block benchmark and the allocator-hook
 # benchmark.  Every result is one console line
 #
-#   @@BENCH {"kind":...,...}          (compact JSON, parsed by bench/report.c)
+#   @@BENCH {"kind":...,...}          (compact JSON, parsed by bench/report.py)
 #
 # Block part: 4k randread and randwrite, iodepth 32, 2 jobs, on null_blk
 # (no backing memory, completions inline: CPU-bound) and on the virtio disk
