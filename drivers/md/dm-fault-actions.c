@@ -172,12 +172,15 @@ static bool dmf_hold(struct fault_c *fc, struct dmf_per_bio *pb)
 		list_add_tail(&pb->held, &fc->held);
 		fc->nr_held++;
 		held = true;
-		if (pb->due_ns != U64_MAX) {
-			ktime_t due = ns_to_ktime(pb->due_ns);
-
-			if (!hrtimer_active(&fc->held_timer) ||
-			    ktime_before(due, hrtimer_get_expires(&fc->held_timer)))
-				hrtimer_start(&fc->held_timer, due, HRTIMER_MODE_ABS);
+		/*
+		 * The timer's due time is our own, kept under the lock: asking
+		 * the timer (hrtimer_active()) says "armed" while its callback
+		 * is still returning after the work it queued has already
+		 * walked the list, and this bio would wait for the next one.
+		 */
+		if (pb->due_ns < fc->held_timer_due) {
+			fc->held_timer_due = pb->due_ns;
+			hrtimer_start(&fc->held_timer, ns_to_ktime(pb->due_ns), HRTIMER_MODE_ABS);
 		}
 	}
 	spin_unlock_irqrestore(&fc->held_lock, flags);
@@ -246,7 +249,12 @@ void dmf_act_end_io(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
 static enum hrtimer_restart dmf_held_timer_fn(struct hrtimer *t)
 {
 	struct fault_c *fc = container_of(t, struct fault_c, held_timer);
+	unsigned long flags;
 
+	/* a bio held from now on arms the timer again; the work sees the rest */
+	spin_lock_irqsave(&fc->held_lock, flags);
+	fc->held_timer_due = U64_MAX;
+	spin_unlock_irqrestore(&fc->held_lock, flags);
 	queue_work(fc->wq, &fc->held_work);
 	return HRTIMER_NORESTART;
 }
@@ -275,8 +283,11 @@ static void dmf_held_work_fn(struct work_struct *w)
 	}
 	fc->release_rule = 0;
 	fc->release_all = false;
-	if (next != U64_MAX)
+	/* never re-armed once presuspend has cancelled the timer */
+	if (fc->may_hold && next < fc->held_timer_due) {
+		fc->held_timer_due = next;
 		hrtimer_start(&fc->held_timer, ns_to_ktime(next), HRTIMER_MODE_ABS);
+	}
 	spin_unlock_irq(&fc->held_lock);
 
 	while ((bio = bio_list_pop(&ready)))
@@ -289,6 +300,7 @@ int dmf_held_init(struct fault_c *fc)
 	spin_lock_init(&fc->held_lock);
 	hrtimer_init(&fc->held_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	fc->held_timer.function = dmf_held_timer_fn;
+	fc->held_timer_due = U64_MAX;
 	INIT_WORK(&fc->held_work, dmf_held_work_fn);
 	fc->may_hold = true;
 	fc->wq = alloc_workqueue("dm-fault", WQ_MEM_RECLAIM, 0);
@@ -316,7 +328,11 @@ void dmf_held_release(struct fault_c *fc, unsigned int rule_id)
 	flush_work(&fc->held_work);
 }
 
-/* presuspend: hold nothing more, let everything held go. */
+/*
+ * presuspend (and dtr): hold nothing more, let everything held go.  With
+ * may_hold false neither a new bio nor the work arms the timer again, so
+ * after the cancel nothing can queue work on fc->wq: dtr may destroy it.
+ */
 void dmf_held_stop(struct fault_c *fc)
 {
 	spin_lock_irq(&fc->held_lock);
@@ -325,6 +341,9 @@ void dmf_held_stop(struct fault_c *fc)
 	hrtimer_cancel(&fc->held_timer);
 	dmf_held_release(fc, 0);
 	flush_workqueue(fc->wq);
+	spin_lock_irq(&fc->held_lock);
+	fc->held_timer_due = U64_MAX;
+	spin_unlock_irq(&fc->held_lock);
 }
 
 void dmf_held_start(struct fault_c *fc)

@@ -94,13 +94,14 @@ struct fault_c {
 	struct dmf_op_stats __percpu *stats;
 
 	/* bios held by delay and stall rules */
-	spinlock_t held_lock;		/* protects held, release_* */
+	spinlock_t held_lock;		/* protects held, release_*, held_timer_due */
 	struct list_head held;
 	unsigned int nr_held;
 	bool may_hold;			/* false from presuspend to resume */
 	unsigned int release_rule;	/* release stalls of this rule id */
 	bool release_all;
 	struct hrtimer held_timer;
+	u64 held_timer_due;		/* when held_timer fires; U64_MAX: not armed */
 	struct work_struct held_work;
 	struct workqueue_struct *wq;
 
