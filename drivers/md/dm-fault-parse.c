@@ -6,7 +6,8 @@
  */
 #include "dm-fault-rule.h"
 
-#define DMF_RULE_MAX_LEN	256
+/* a rule's text with its NUL: 255 characters at most */
+#define DMF_RULE_SIZE		256
 
 static const char * const dmf_op_names[DMF_NR_OPS + 1] = {
 	[DMF_OP_READ] = "read",
@@ -304,97 +305,176 @@ static unsigned int dmf_default_ops(enum dmf_action action)
 	}
 }
 
+/*
+ * One parser per rule key.  Each returns 0 or -EINVAL; the reason a caller
+ * shows for -EINVAL is "Invalid value in rule".
+ */
+static int dmf_kv_id(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_u32(val, &cfg->id) || !cfg->id ? -EINVAL : 0;
+}
+
+static int dmf_kv_op(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_ops(val, &cfg->opmask);
+}
+
+static int dmf_kv_sectors(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_range(val, false, &cfg->first, &cfg->last);
+}
+
+static int dmf_kv_size(struct dmf_rule_cfg *cfg, char *val)
+{
+	u64 a, b;
+
+	if (dmf_parse_range(val, true, &a, &b))
+		return -EINVAL;
+	cfg->min_bytes = a;
+	cfg->max_bytes = b;
+	return 0;
+}
+
+static int dmf_kv_up(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_u32(val, &cfg->up_s);
+}
+
+static int dmf_kv_down(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_u32(val, &cfg->down_s);
+}
+
+static int dmf_kv_after(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_u32(val, &cfg->after_s);
+}
+
+static int dmf_kv_skip(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_u64(val, &cfg->skip);
+}
+
+static int dmf_kv_enabled(struct dmf_rule_cfg *cfg, char *val)
+{
+	if (strcmp(val, "0") && strcmp(val, "1"))
+		return -EINVAL;
+	cfg->enabled = val[0] == '1';
+	return 0;
+}
+
+static int dmf_kv_status(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_status(val, &cfg->status);
+}
+
+static int dmf_kv_bits(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_u32(val, &cfg->bits) || !cfg->bits || cfg->bits > 4096 ? -EINVAL : 0;
+}
+
+static int dmf_kv_byte(struct dmf_rule_cfg *cfg, char *val)
+{
+	u32 v;
+
+	if (dmf_parse_u32(val, &v) || v > 255)
+		return -EINVAL;
+	cfg->byte = v;
+	return 0;
+}
+
+/* "random" or a number up to @max: offset= and keep= */
+static int dmf_parse_random_or(char *val, u64 max, s64 *out)
+{
+	u64 v;
+
+	if (!strcmp(val, "random")) {
+		*out = -1;
+		return 0;
+	}
+	if (dmf_parse_u64(val, &v) || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int dmf_kv_offset(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_random_or(val, U32_MAX, &cfg->offset);
+}
+
+static int dmf_kv_keep(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_random_or(val, U32_MAX, &cfg->keep);
+}
+
+static int dmf_kv_delay(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_duration(val, &cfg->delay_ns);
+}
+
+static int dmf_kv_jitter(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_duration(val, &cfg->jitter_ns);
+}
+
+static int dmf_kv_timeout(struct dmf_rule_cfg *cfg, char *val)
+{
+	return dmf_parse_duration(val, &cfg->timeout_ns);
+}
+
+static int dmf_kv_dist(struct dmf_rule_cfg *cfg, char *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(dmf_dist_names); i++) {
+		if (!strcmp(val, dmf_dist_names[i])) {
+			cfg->dist = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static const struct {
+	const char *key;
+	int (*parse)(struct dmf_rule_cfg *cfg, char *val);
+} dmf_rule_keys[] = {
+	{ "id", dmf_kv_id },		{ "op", dmf_kv_op },
+	{ "sectors", dmf_kv_sectors },	{ "size", dmf_kv_size },
+	{ "up", dmf_kv_up },		{ "down", dmf_kv_down },
+	{ "after", dmf_kv_after },	{ "skip", dmf_kv_skip },
+	{ "enabled", dmf_kv_enabled },	{ "status", dmf_kv_status },
+	{ "bits", dmf_kv_bits },	{ "byte", dmf_kv_byte },
+	{ "offset", dmf_kv_offset },	{ "delay", dmf_kv_delay },
+	{ "jitter", dmf_kv_jitter },	{ "dist", dmf_kv_dist },
+	{ "timeout", dmf_kv_timeout },	{ "keep", dmf_kv_keep },
+};
+
+/* One key=value of a rule: the rule's own keys, then the engine's. */
 static int dmf_rule_kv(struct dmf_rule_cfg *cfg, const char *key, char *val,
 		       struct dmf_rule_err *err)
 {
-	u32 sz_min;
-	u64 a, b;
-	int r;
+	unsigned int i;
+	int r = -ENOENT;
 
-	if (!strcmp(key, "id")) {
-		if (dmf_parse_u32(val, &cfg->id) || !cfg->id)
-			goto bad_value;
-	} else if (!strcmp(key, "op")) {
-		if (dmf_parse_ops(val, &cfg->opmask))
-			goto bad_value;
-	} else if (!strcmp(key, "sectors")) {
-		if (dmf_parse_range(val, false, &cfg->first, &cfg->last))
-			goto bad_value;
-	} else if (!strcmp(key, "size")) {
-		if (dmf_parse_range(val, true, &a, &b))
-			goto bad_value;
-		cfg->min_bytes = a;
-		cfg->max_bytes = b;
-	} else if (!strcmp(key, "up")) {
-		if (dmf_parse_u32(val, &cfg->up_s))
-			goto bad_value;
-	} else if (!strcmp(key, "down")) {
-		if (dmf_parse_u32(val, &cfg->down_s))
-			goto bad_value;
-	} else if (!strcmp(key, "after")) {
-		if (dmf_parse_u32(val, &cfg->after_s))
-			goto bad_value;
-	} else if (!strcmp(key, "skip")) {
-		if (dmf_parse_u64(val, &cfg->skip))
-			goto bad_value;
-	} else if (!strcmp(key, "enabled")) {
-		if (strcmp(val, "0") && strcmp(val, "1"))
-			goto bad_value;
-		cfg->enabled = val[0] == '1';
-	} else if (!strcmp(key, "status")) {
-		if (dmf_parse_status(val, &cfg->status))
-			goto bad_value;
-	} else if (!strcmp(key, "bits")) {
-		if (dmf_parse_u32(val, &cfg->bits) || !cfg->bits || cfg->bits > 4096)
-			goto bad_value;
-	} else if (!strcmp(key, "byte")) {
-		if (dmf_parse_u32(val, &sz_min) || sz_min > 255)
-			goto bad_value;
-		cfg->byte = sz_min;
-	} else if (!strcmp(key, "offset")) {
-		if (!strcmp(val, "random"))
-			cfg->offset = -1;
-		else if (dmf_parse_u32(val, &sz_min))
-			goto bad_value;
-		else
-			cfg->offset = sz_min;
-	} else if (!strcmp(key, "delay")) {
-		if (dmf_parse_duration(val, &cfg->delay_ns))
-			goto bad_value;
-	} else if (!strcmp(key, "jitter")) {
-		if (dmf_parse_duration(val, &cfg->jitter_ns))
-			goto bad_value;
-	} else if (!strcmp(key, "dist")) {
-		if (!strcmp(val, dmf_dist_names[DMF_DIST_UNIFORM]))
-			cfg->dist = DMF_DIST_UNIFORM;
-		else if (!strcmp(val, dmf_dist_names[DMF_DIST_EXP]))
-			cfg->dist = DMF_DIST_EXP;
-		else
-			goto bad_value;
-	} else if (!strcmp(key, "timeout")) {
-		if (dmf_parse_duration(val, &cfg->timeout_ns))
-			goto bad_value;
-	} else if (!strcmp(key, "keep")) {
-		if (!strcmp(val, "random"))
-			cfg->keep = -1;
-		else if (dmf_parse_u64(val, &a) || a > U32_MAX)
-			goto bad_value;
-		else
-			cfg->keep = a;
-	} else {
-		r = dmf_attr_parse_kv(&cfg->attr, key, val);
-		if (r == -ENOENT) {
-			err->reason = "Unknown rule key";
-			return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(dmf_rule_keys); i++) {
+		if (!strcmp(key, dmf_rule_keys[i].key)) {
+			r = dmf_rule_keys[i].parse(cfg, val);
+			break;
 		}
-		if (r)
-			goto bad_value;
+	}
+	if (r == -ENOENT)
+		r = dmf_attr_parse_kv(&cfg->attr, key, val);
+	if (r == -ENOENT) {
+		err->reason = "Unknown rule key";
+		return -EINVAL;
+	}
+	if (r) {
+		err->reason = "Invalid value in rule";
+		return -EINVAL;
 	}
 	return 0;
-
-bad_value:
-	err->reason = "Invalid value in rule";
-	return -EINVAL;
 }
 
 /* Reject combinations that cannot mean anything. */
@@ -459,7 +539,7 @@ static int dmf_rule_fail(struct dmf_rule_err *err, const char *reason, size_t at
  */
 int dmf_rule_cfg_parse(struct dmf_rule_cfg *cfg, const char *text, struct dmf_rule_err *err)
 {
-	char buf[DMF_RULE_MAX_LEN];
+	char buf[DMF_RULE_SIZE];
 	char *s = buf, *action, *kv, *val;
 	size_t len = strlen(text);
 	unsigned int i;
