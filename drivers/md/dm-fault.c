@@ -309,35 +309,64 @@ static void fault_sum_op_stats(struct fault_c *fc, struct dmf_op_stats *sum)
 	}
 }
 
+/*
+ * One snapshot of the counters, in one of two forms: the INFO status, the
+ * machine-readable one (words on one line: the op count and op words, the
+ * rule count and rule words, the held bios), or the stats message reply,
+ * the same values one group per line for people.  Caller: rcu_read_lock().
+ */
+static void fault_emit_counters(struct fault_c *fc, struct dmf_ruleset *set, bool readable,
+				char *result, unsigned int maxlen)
+{
+	unsigned int sz = 0, i, held = READ_ONCE(fc->nr_held);
+	u64 skipped = set ? dmf_ruleset_skipped(set) : 0, seen;
+	struct dmf_op_stats sum;
+	struct dmf_counters c;
+	struct dmf_rule *rule;
+	int op;
+
+	fault_sum_op_stats(fc, &sum);
+	if (readable)
+		DMEMIT("held %u\n", held);
+	else
+		DMEMIT("%u", DMF_NR_OPS);
+	for (op = 0; op < DMF_NR_OPS; op++)
+		DMEMIT(readable ? "op %s bios=%llu bytes=%llu failed=%llu failed_bytes=%llu\n" :
+		       " %s:%llu:%llu:%llu:%llu", dmf_op_name(op), sum.bios[op], sum.bytes[op],
+		       sum.failed[op], sum.failed_bytes[op]);
+	if (!readable)
+		DMEMIT(" %u", set ? set->nr : 0);
+	for (i = 0; set && i < set->nr; i++) {
+		rule = set->rules[i];
+		dmf_attr_counters(&rule->cfg.attr, &c);
+		seen = dmf_rule_seen(rule, skipped);
+		if (!readable) {
+			DMEMIT(" %u:%llu:%llu:%llu:%s:%d:%llu", rule->cfg.id, seen, c.evaluated,
+			       c.injected, dmf_action_name(rule->cfg.action),
+			       READ_ONCE(rule->cfg.enabled), rule->cfg.attr.seed);
+			continue;
+		}
+		DMEMIT("rule %u action=%s enabled=%d ", rule->cfg.id,
+		       dmf_action_name(rule->cfg.action), READ_ONCE(rule->cfg.enabled));
+		DMEMIT("seen=%llu matched=%llu injected=%llu seed=%llu\n", seen, c.evaluated,
+		       c.injected, rule->cfg.attr.seed);
+	}
+	if (!readable)
+		DMEMIT(" %u", held);
+}
+
 static void fault_status(struct dm_target *ti, status_type_t type,
 			 unsigned int status_flags, char *result, unsigned int maxlen)
 {
 	struct fault_c *fc = ti->private;
-	struct dmf_counters c;
-	struct dmf_op_stats sum;
 	struct dmf_ruleset *set;
-	struct dmf_rule *rule;
 	unsigned int sz = 0, i;
-	u64 skipped;
-	int op;
 
 	rcu_read_lock();
 	set = rcu_dereference(fc->rules);
 	switch (type) {
 	case STATUSTYPE_INFO:
-		fault_sum_op_stats(fc, &sum);
-		skipped = set ? dmf_ruleset_skipped(set) : 0;
-		DMEMIT("%u", DMF_NR_OPS);
-		for (op = 0; op < DMF_NR_OPS; op++)
-			DMEMIT(" %s:%llu:%llu:%llu:%llu", dmf_op_name(op), sum.bios[op],
-			       sum.bytes[op], sum.failed[op], sum.failed_bytes[op]);
-		DMEMIT(" %u", set ? set->nr : 0);
-		for (i = 0; set && i < set->nr; i++) {
-			rule = set->rules[i];
-			dmf_attr_counters(&rule->cfg.attr, &c);
-			DMEMIT(" %u:%llu:%llu:%llu", rule->cfg.id, dmf_rule_seen(rule, skipped),
-			       c.evaluated, c.injected);
-		}
+		fault_emit_counters(fc, set, false, result, maxlen);
 		break;
 	case STATUSTYPE_TABLE:
 		if (fc->compat != DMF_NATIVE) {
@@ -366,31 +395,8 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 
 static int fault_msg_stats(struct fault_c *fc, char *result, unsigned int maxlen)
 {
-	struct dmf_op_stats sum;
-	struct dmf_ruleset *set;
-	struct dmf_counters c;
-	unsigned int sz = 0, i;
-	struct dmf_rule *rule;
-	u64 skipped;
-	int op;
-
-	fault_sum_op_stats(fc, &sum);
-	DMEMIT("held %u\n", READ_ONCE(fc->nr_held));
-	for (op = 0; op < DMF_NR_OPS; op++)
-		DMEMIT("op %s bios=%llu bytes=%llu failed=%llu failed_bytes=%llu\n",
-		       dmf_op_name(op), sum.bios[op], sum.bytes[op], sum.failed[op],
-		       sum.failed_bytes[op]);
 	rcu_read_lock();
-	set = rcu_dereference(fc->rules);
-	skipped = set ? dmf_ruleset_skipped(set) : 0;
-	for (i = 0; set && i < set->nr; i++) {
-		rule = set->rules[i];
-		dmf_attr_counters(&rule->cfg.attr, &c);
-		DMEMIT("rule %u action=%s enabled=%d seen=%llu matched=%llu ", rule->cfg.id,
-		       dmf_action_name(rule->cfg.action), READ_ONCE(rule->cfg.enabled),
-		       dmf_rule_seen(rule, skipped), c.evaluated);
-		DMEMIT("injected=%llu seed=%llu\n", c.injected, rule->cfg.attr.seed);
-	}
+	fault_emit_counters(fc, rcu_dereference(fc->rules), true, result, maxlen);
 	rcu_read_unlock();
 	return 1;
 }
