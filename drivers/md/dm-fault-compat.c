@@ -21,25 +21,49 @@
 #define DMF_FLAKEY_PROB_BASE	1000000000
 
 /* Flakey's writes: everything bio_data_dir() calls a write. */
-#define DMF_FLAKEY_WRITES	"write+flush+discard+write-zeroes"
-#define DMF_FLAKEY_READS	"read+other"
+#define DMF_FLAKEY_WRITES	(BIT(DMF_OP_WRITE) | BIT(DMF_OP_FLUSH) | BIT(DMF_OP_DISCARD) | \
+				 BIT(DMF_OP_WRITE_ZEROES))
+#define DMF_FLAKEY_READS	(BIT(DMF_OP_READ) | BIT(DMF_OP_OTHER))
 
-static __printf(2, 3) int dmf_add_rulef(struct fault_c *fc, const char *fmt, ...)
+/*
+ * A rule that does @action to the operations @ops, and for a flakey table
+ * only in its down interval.  The caller sets what else the rule needs and
+ * adds it with dmf_compat_add(): no rule text is printed and parsed again.
+ */
+static struct dmf_rule *dmf_compat_rule(struct fault_c *fc, enum dmf_action action,
+					unsigned int ops)
 {
-	va_list ap;
-	char *text;
-	int r;
+	struct dmf_rule *rule = dmf_rule_alloc(fc, &fc->ti->error);
 
-	va_start(ap, fmt);
-	text = kvasprintf(GFP_KERNEL, fmt, ap);
-	va_end(ap);
-	if (!text) {
-		fc->ti->error = "Cannot allocate rule";
-		return -ENOMEM;
+	if (!rule)
+		return NULL;
+	rule->cfg.action = action;
+	rule->cfg.opmask = ops;
+	if (fc->compat == DMF_FLAKEY) {
+		rule->cfg.up_s = fc->cargs.up;
+		rule->cfg.down_s = fc->cargs.down;
 	}
-	r = dmf_ctx_add_rule(fc, text);
-	kfree(text);
-	return r;
+	return rule;
+}
+
+/* Append @rule (NULL: dmf_compat_rule() failed) to the device's rules. */
+static int dmf_compat_add(struct fault_c *fc, struct dmf_rule *rule)
+{
+	if (!rule)
+		return -ENOMEM;
+	return dmf_rules_add(fc, rule, NULL, &fc->ti->error);
+}
+
+/* flakey's random_{read,write}_corrupt: flip one bit, @p times in 10^9. */
+static int dmf_flakey_random_corrupt(struct fault_c *fc, enum dmf_op op, unsigned int p)
+{
+	struct dmf_rule *rule = dmf_compat_rule(fc, DMF_ACT_CORRUPT, BIT(op));
+
+	if (rule) {
+		rule->cfg.bits = 1;
+		dmf_prob_set(&rule->cfg.attr.prob, p, DMF_FLAKEY_PROB_BASE);
+	}
+	return dmf_compat_add(fc, rule);
 }
 
 static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
@@ -122,11 +146,11 @@ static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 static int dmf_flakey_rules(struct fault_c *fc, bool no_features)
 {
 	struct dmf_compat_args *ca = &fc->cargs;
-	unsigned int up = ca->up, down = ca->down;
 	bool err_reads, err_writes;
+	struct dmf_rule *rule;
 	int r = 0;
 
-	if (!down)
+	if (!ca->down)
 		return 0;
 	if (DMF_FLAKEY_V2) {
 		err_reads = ca->flags & DMF_FL_ERROR_READS;
@@ -143,21 +167,24 @@ static int dmf_flakey_rules(struct fault_c *fc, bool no_features)
 	}
 
 	if (err_reads)
-		r = dmf_add_rulef(fc, "error:op=" DMF_FLAKEY_READS ",up=%u,down=%u", up, down);
+		r = dmf_compat_add(fc, dmf_compat_rule(fc, DMF_ACT_ERROR, DMF_FLAKEY_READS));
 	if (!r && (ca->flags & DMF_FL_DROP_WRITES))
-		r = dmf_add_rulef(fc, "drop:op=" DMF_FLAKEY_WRITES ",up=%u,down=%u", up, down);
+		r = dmf_compat_add(fc, dmf_compat_rule(fc, DMF_ACT_DROP, DMF_FLAKEY_WRITES));
 	if (!r && err_writes)
-		r = dmf_add_rulef(fc, "error:op=" DMF_FLAKEY_WRITES ",up=%u,down=%u", up, down);
-	if (!r && ca->corrupt_byte)
-		r = dmf_add_rulef(fc, "corrupt:op=%s,byte=%u,offset=%u,up=%u,down=%u",
-				  ca->corrupt_dir == 'w' ? "write" : "read", ca->corrupt_value,
-				  ca->corrupt_byte - 1, up, down);
+		r = dmf_compat_add(fc, dmf_compat_rule(fc, DMF_ACT_ERROR, DMF_FLAKEY_WRITES));
+	if (!r && ca->corrupt_byte) {
+		rule = dmf_compat_rule(fc, DMF_ACT_CORRUPT,
+				       BIT(ca->corrupt_dir == 'w' ? DMF_OP_WRITE : DMF_OP_READ));
+		if (rule) {
+			rule->cfg.byte = ca->corrupt_value;
+			rule->cfg.offset = ca->corrupt_byte - 1;
+		}
+		r = dmf_compat_add(fc, rule);
+	}
 	if (!r && ca->rrc)
-		r = dmf_add_rulef(fc, "corrupt:op=read,bits=1,p=%u/%u,up=%u,down=%u",
-				  ca->rrc, DMF_FLAKEY_PROB_BASE, up, down);
+		r = dmf_flakey_random_corrupt(fc, DMF_OP_READ, ca->rrc);
 	if (!r && ca->rwc)
-		r = dmf_add_rulef(fc, "corrupt:op=write,bits=1,p=%u/%u,up=%u,down=%u",
-				  ca->rwc, DMF_FLAKEY_PROB_BASE, up, down);
+		r = dmf_flakey_random_corrupt(fc, DMF_OP_WRITE, ca->rwc);
 	return r;
 }
 
@@ -256,11 +283,14 @@ static void dmf_flakey_table(struct fault_c *fc, char *result, unsigned int maxl
  */
 int dmf_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
-	static const char * const ops[3] = {
-		"read+other", "write+discard+write-zeroes", "flush",
+	static const unsigned int ops[3] = {
+		BIT(DMF_OP_READ) | BIT(DMF_OP_OTHER),
+		BIT(DMF_OP_WRITE) | BIT(DMF_OP_DISCARD) | BIT(DMF_OP_WRITE_ZEROES),
+		BIT(DMF_OP_FLUSH),
 	};
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
 	struct dmf_compat_args *ca;
+	struct dmf_rule *rule;
 	unsigned int i, ms;
 	struct fault_c *fc;
 	char dummy;
@@ -297,7 +327,10 @@ int dmf_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ms = ca->delay_ms[min(i, ca->nr_delay - 1)];
 		if (!ms)
 			continue;
-		r = dmf_add_rulef(fc, "delay:op=%s,delay=%ums", ops[i], ms);
+		rule = dmf_compat_rule(fc, DMF_ACT_DELAY, ops[i]);
+		if (rule)
+			rule->cfg.delay_ns = (u64)ms * NSEC_PER_MSEC;
+		r = dmf_compat_add(fc, rule);
 		if (r)
 			goto bad;
 	}
@@ -332,7 +365,8 @@ int dmf_error_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	r = dmf_ctx_create(ti, DMF_ERROR);
 	if (!r)
-		r = dmf_ctx_add_rule(ti->private, "error");
+		r = dmf_compat_add(ti->private,
+				   dmf_compat_rule(ti->private, DMF_ACT_ERROR, DMF_OPM_ANY));
 	if (r)
 		dmf_ctx_destroy(ti);
 	return r;

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-fault rules at run time: creation from text, reference counting, the
- * match predicate the I/O path calls, and the RCU-published rule set.
+ * dm-fault rules at run time: a rule's life (creation, references, the
+ * time window of the match predicate the I/O path calls) and a device's
+ * rule set, an immutable array replaced as a whole under fc->lock and
+ * published with RCU, so that map reads it without a lock.
+ *
+ * A bio the set's bounds rule out is counted once, in the set; it counts
+ * as seen by every rule of the set.  When a set is replaced, a grace period
+ * later its count is final and is carried into each of its rules, so no
+ * rule ever needs the device's counters and no path sums CPUs but the
+ * status and the retired set's RCU callback.
  */
 #include <linux/jiffies.h>
 #include <linux/slab.h>
@@ -32,50 +40,39 @@ static void dmf_rule_free(struct dmf_rule *rule)
 }
 
 /**
- * dmf_rule_create - build a rule from its text
- * @fc: the device (for the next free id)
- * @text: "<action>[:<key>=<value>,...]"
+ * dmf_rule_alloc - a rule with the default configuration, on no device yet
+ * @fc: the device the rule is for (its name goes in the engine's log lines)
  * @error: set to a static string on failure
  *
- * The caller holds fc->lock.  Ids are not checked for clashes here.
+ * The caller fills in rule->cfg, as dmf_rule_cfg_parse() does from text or
+ * a compatibility table does field by field, and hands the rule to
+ * dmf_rules_add() or drops it with dmf_rule_put().
  *
- * Return: the rule with one reference, or an ERR_PTR.
+ * Return: the rule with one reference, or NULL.
  */
-struct dmf_rule *dmf_rule_create(struct fault_c *fc, const char *text, char **error)
+struct dmf_rule *dmf_rule_alloc(struct fault_c *fc, char **error)
 {
-	struct dmf_rule_err err = { };
 	struct dmf_rule *rule;
-	int r;
 
 	rule = kzalloc(sizeof(*rule), GFP_KERNEL);
-	if (!rule) {
-		*error = "Cannot allocate rule";
-		return ERR_PTR(-ENOMEM);
-	}
-	r = dmf_rule_cfg_init(&rule->cfg);
-	if (r) {
-		kfree(rule);
-		*error = "Cannot allocate rule";
-		return ERR_PTR(r);
-	}
+	if (!rule)
+		goto out_error;
+	if (dmf_rule_cfg_init(&rule->cfg))
+		goto out_free_rule;
 	rule->seen = alloc_percpu(u64);
 	if (!rule->seen) {
 		dmf_rule_free(rule);
-		*error = "Cannot allocate rule";
-		return ERR_PTR(-ENOMEM);
-	}
-	r = dmf_rule_cfg_parse(&rule->cfg, text, &err);
-	if (r) {
-		dmf_rule_free(rule);
-		*error = (char *)err.reason;
-		return ERR_PTR(r);
+		goto out_error;
 	}
 	kref_init(&rule->ref);
-	rule->status = dmf_blk_status[rule->cfg.status];
-	rule->start_jiffies = jiffies;
-	rule->skip_base = dmf_bios_skipped(fc);
 	rule->cfg.attr.name = dm_device_name(dm_table_get_md(fc->ti->table));
 	return rule;
+
+out_free_rule:
+	kfree(rule);
+out_error:
+	*error = "Cannot allocate rule";
+	return NULL;
 }
 
 void dmf_rule_get(struct dmf_rule *rule)
@@ -107,10 +104,16 @@ bool dmf_rule_window_open(const struct dmf_rule *rule)
 	return elapsed % (cfg->up_s + cfg->down_s) >= cfg->up_s;
 }
 
-/*
- * Bios the rule saw: those that reached it in the walk, plus those the
- * rule set's bounds let skip the walk (@skipped, the device's count) since
- * the rule started counting.
+/**
+ * dmf_rule_seen - bios a rule saw
+ * @rule: a rule of the current set
+ * @skipped: dmf_ruleset_skipped() of that set
+ *
+ * Those that reached the rule in the walk, those that earlier sets holding
+ * the rule skipped (carried in when each of them retired), and those the
+ * current set skipped.  Until the previous set retires, a grace period after
+ * a rule change, the bios it skipped are not yet carried in (they are never
+ * lost): a rule change message waits for that with rcu_barrier().
  */
 u64 dmf_rule_seen(const struct dmf_rule *rule, u64 skipped)
 {
@@ -119,32 +122,64 @@ u64 dmf_rule_seen(const struct dmf_rule *rule, u64 skipped)
 
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(*per_cpu_ptr(rule->seen, cpu));
-	return sum + (skipped > rule->skip_base ? skipped - rule->skip_base : 0);
+	return sum + atomic64_read(&rule->seen_skipped) + skipped;
 }
 
-/* Zero the rule's counters; the device's were zeroed just before. */
-void dmf_rule_clear_counters(struct dmf_rule *rule)
+/* Bios the set's bounds ruled out while it was published. */
+u64 dmf_ruleset_skipped(const struct dmf_ruleset *set)
 {
+	u64 sum = 0;
 	int cpu;
 
-	rule->skip_base = 0;
 	for_each_possible_cpu(cpu)
-		per_cpu(*rule->seen, cpu) = 0;
-	dmf_attr_clear_counters(&rule->cfg.attr);
+		sum += READ_ONCE(*per_cpu_ptr(set->skipped, cpu));
+	return sum;
 }
 
-struct dmf_ruleset *dmf_ruleset_alloc(unsigned int nr)
+static struct dmf_ruleset *dmf_ruleset_alloc(unsigned int nr)
 {
 	struct dmf_ruleset *set;
 
 	set = kzalloc(struct_size(set, rules, nr), GFP_KERNEL);
-	if (set)
-		set->nr = nr;
+	if (!set)
+		return NULL;
+	set->skipped = alloc_percpu(u64);
+	if (!set->skipped) {
+		kfree(set);
+		return NULL;
+	}
+	set->nr = nr;
 	return set;
 }
 
+/* Drop the set's references to its rules and free it: nobody can see it. */
+static void dmf_ruleset_free(struct dmf_ruleset *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++)
+		dmf_rule_put(set->rules[i]);
+	free_percpu(set->skipped);
+	kfree(set);
+}
+
+/*
+ * A grace period after the set was replaced no map can still be counting
+ * in it: carry its count into its rules, which the set kept alive.
+ */
+static void dmf_ruleset_retire_rcu(struct rcu_head *head)
+{
+	struct dmf_ruleset *set = container_of(head, struct dmf_ruleset, rcu);
+	u64 skipped = dmf_ruleset_skipped(set);
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++)
+		atomic64_add(skipped, &set->rules[i]->seen_skipped);
+	dmf_ruleset_free(set);
+}
+
 /* Set the bounds dmf_ruleset_may_match() tests: the union of the rules' matches. */
-void dmf_ruleset_bound(struct dmf_ruleset *set)
+static void dmf_ruleset_bound(struct dmf_ruleset *set)
 {
 	unsigned int i;
 
@@ -160,35 +195,306 @@ void dmf_ruleset_bound(struct dmf_ruleset *set)
 	}
 }
 
-static void dmf_rule_put_rcu(struct rcu_head *head)
+static struct dmf_ruleset *dmf_rules_current(struct fault_c *fc)
 {
-	dmf_rule_put(container_of(head, struct dmf_rule, rcu));
+	return rcu_dereference_protected(fc->rules, lockdep_is_held(&fc->lock));
 }
 
 /*
- * Drop the set's reference to a rule once no reader can still be looking
- * at it without a reference of its own.
+ * A new set: @old's rules, each with a reference of the new set's own,
+ * without the one at @pos if @remove, and with @rule (if any) at @pos.
+ * @rule's reference passes to the set; on failure the caller keeps it.
  */
-void dmf_rule_retire(struct dmf_rule *rule)
+static struct dmf_ruleset *dmf_ruleset_splice(const struct dmf_ruleset *old, unsigned int pos,
+					      bool remove, struct dmf_rule *rule)
 {
-	call_rcu(&rule->rcu, dmf_rule_put_rcu);
+	unsigned int nr = old ? old->nr : 0, i, j = 0;
+	struct dmf_ruleset *set;
+
+	set = dmf_ruleset_alloc(nr - remove + !!rule);
+	if (!set)
+		return NULL;
+	for (i = 0; i <= nr; i++) {
+		if (i == pos && rule)
+			set->rules[j++] = rule;
+		if (i == nr || (i == pos && remove))
+			continue;
+		dmf_rule_get(old->rules[i]);
+		set->rules[j++] = old->rules[i];
+	}
+	dmf_ruleset_bound(set);
+	return set;
 }
 
-/* Free a set that readers may still walk; its rules stay referenced. */
-void dmf_ruleset_retire(struct dmf_ruleset *set)
+/*
+ * Publish @set in place of the current one; the caller holds fc->lock.  An
+ * empty set is published as none.  The old set retires after a grace
+ * period, and with it the references to rules the new set left out.
+ */
+static void dmf_rules_publish(struct fault_c *fc, struct dmf_ruleset *set)
 {
-	if (set)
-		kfree_rcu(set, rcu);
+	struct dmf_ruleset *old = dmf_rules_current(fc);
+
+	rcu_assign_pointer(fc->rules, set->nr ? set : NULL);
+	if (!set->nr)
+		dmf_ruleset_free(set);
+	if (old)
+		call_rcu(&old->rcu, dmf_ruleset_retire_rcu);
 }
 
-/* Free a set and its rules at once: nobody can see it any more. */
-void dmf_ruleset_free(struct dmf_ruleset *set)
+static bool dmf_ruleset_find(const struct dmf_ruleset *set, unsigned int id, unsigned int *pos)
 {
 	unsigned int i;
 
-	if (!set)
-		return;
-	for (i = 0; i < set->nr; i++)
-		dmf_rule_put(set->rules[i]);
-	kfree(set);
+	for (i = 0; set && i < set->nr; i++) {
+		if (set->rules[i]->cfg.id == id) {
+			*pos = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void dmf_rule_start(struct dmf_rule *rule)
+{
+	rule->status = dmf_blk_status[rule->cfg.status];
+	rule->start_jiffies = jiffies;
+}
+
+static int __dmf_rules_add(struct fault_c *fc, struct dmf_rule *rule, char **error)
+{
+	struct dmf_ruleset *old = dmf_rules_current(fc), *set;
+	unsigned int nr = old ? old->nr : 0, pos;
+
+	if (nr >= DMF_MAX_RULES) {
+		*error = "Too many rules";
+		return -E2BIG;
+	}
+	if (rule->cfg.id && dmf_ruleset_find(old, rule->cfg.id, &pos)) {
+		*error = "Rule id already in use";
+		return -EEXIST;
+	}
+	set = dmf_ruleset_splice(old, nr, false, rule);
+	if (!set) {
+		*error = "Cannot allocate rule set";
+		return -ENOMEM;
+	}
+	/* only now: a failed add leaves the next id unused */
+	if (!rule->cfg.id) {
+		while (dmf_ruleset_find(old, fc->next_id, &pos))
+			fc->next_id++;
+		rule->cfg.id = fc->next_id++;
+	}
+	dmf_rule_start(rule);
+	dmf_rules_publish(fc, set);
+	return 0;
+}
+
+/**
+ * dmf_rules_add - append a rule to the device's rules
+ * @fc: the device
+ * @rule: from dmf_rule_alloc(), configured; its id 0 takes the next free id
+ * @id: if not NULL, set to the rule's id
+ * @error: set to a static string on failure
+ *
+ * The rule's reference passes to the device, also on failure (it is then
+ * dropped), so that a caller never has to tell the two apart.
+ *
+ * Return: 0 or -errno.
+ */
+int dmf_rules_add(struct fault_c *fc, struct dmf_rule *rule, unsigned int *id, char **error)
+{
+	int r;
+
+	mutex_lock(&fc->lock);
+	r = __dmf_rules_add(fc, rule, error);
+	if (!r && id)
+		*id = rule->cfg.id;
+	mutex_unlock(&fc->lock);
+	if (r)
+		dmf_rule_put(rule);
+	return r;
+}
+
+/* A new rule from its text: "<action>[:<key>=<value>,...]"; or an ERR_PTR. */
+static struct dmf_rule *dmf_rule_parse(struct fault_c *fc, const char *text, char **error)
+{
+	struct dmf_rule_err err = { };
+	struct dmf_rule *rule;
+	int r;
+
+	rule = dmf_rule_alloc(fc, error);
+	if (!rule)
+		return ERR_PTR(-ENOMEM);
+	r = dmf_rule_cfg_parse(&rule->cfg, text, &err);
+	if (r) {
+		*error = (char *)err.reason;
+		dmf_rule_put(rule);
+		return ERR_PTR(r);
+	}
+	return rule;
+}
+
+/**
+ * dmf_rules_add_text - append a rule given as text
+ * @fc: the device
+ * @text: "<action>[:<key>=<value>,...]", as in the table and "rule add"
+ * @id: if not NULL, set to the rule's id
+ * @error: set to a static string on failure
+ *
+ * The one path by which the table and the rule add message add a rule.
+ *
+ * Return: 0 or -errno.
+ */
+int dmf_rules_add_text(struct fault_c *fc, const char *text, unsigned int *id, char **error)
+{
+	struct dmf_rule *rule = dmf_rule_parse(fc, text, error);
+
+	if (IS_ERR(rule))
+		return PTR_ERR(rule);
+	return dmf_rules_add(fc, rule, id, error);
+}
+
+/**
+ * dmf_rules_replace - put a rule given as text in place of rule @id
+ * @fc: the device
+ * @id: the rule replaced; the new one keeps its id and position
+ * @text: the new rule; it may repeat the id, not name another
+ * @error: set to a static string on failure
+ *
+ * Return: 0 or -errno (-ENOENT: no rule @id).
+ */
+int dmf_rules_replace(struct fault_c *fc, unsigned int id, const char *text, char **error)
+{
+	struct dmf_ruleset *set;
+	struct dmf_rule *rule;
+	unsigned int pos;
+	int r = -ENOENT;
+
+	mutex_lock(&fc->lock);
+	if (!dmf_ruleset_find(dmf_rules_current(fc), id, &pos)) {
+		*error = "No rule with that id";
+		goto out_unlock;
+	}
+	rule = dmf_rule_parse(fc, text, error);
+	if (IS_ERR(rule)) {
+		r = PTR_ERR(rule);
+		goto out_unlock;
+	}
+	if (rule->cfg.id && rule->cfg.id != id) {
+		*error = "replace keeps the rule id";
+		r = -EINVAL;
+		goto out_put_rule;
+	}
+	rule->cfg.id = id;
+	set = dmf_ruleset_splice(dmf_rules_current(fc), pos, true, rule);
+	r = -ENOMEM;
+	if (!set) {
+		*error = "Cannot allocate rule set";
+		goto out_put_rule;
+	}
+	dmf_rule_start(rule);
+	dmf_rules_publish(fc, set);
+	mutex_unlock(&fc->lock);
+	return 0;
+
+out_put_rule:
+	dmf_rule_put(rule);
+out_unlock:
+	mutex_unlock(&fc->lock);
+	return r;
+}
+
+/**
+ * dmf_rules_remove - remove rule @id
+ * @fc: the device
+ * @id: the rule
+ * @error: set to a static string on failure
+ *
+ * Bios the rule acts on keep it alive until they complete.
+ *
+ * Return: 0 or -errno (-ENOENT: no rule @id).
+ */
+int dmf_rules_remove(struct fault_c *fc, unsigned int id, char **error)
+{
+	struct dmf_ruleset *set;
+	unsigned int pos;
+	int r = 0;
+
+	mutex_lock(&fc->lock);
+	set = dmf_rules_current(fc);
+	if (!dmf_ruleset_find(set, id, &pos)) {
+		*error = "No rule with that id";
+		r = -ENOENT;
+	} else {
+		set = dmf_ruleset_splice(set, pos, true, NULL);
+		if (set) {
+			dmf_rules_publish(fc, set);
+		} else {
+			*error = "Cannot allocate rule set";
+			r = -ENOMEM;
+		}
+	}
+	mutex_unlock(&fc->lock);
+	return r;
+}
+
+/* Switch rule @id on or off.  Return: 0 or -ENOENT. */
+int dmf_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **error)
+{
+	struct dmf_ruleset *set;
+	unsigned int pos;
+	int r = 0;
+
+	mutex_lock(&fc->lock);
+	set = dmf_rules_current(fc);
+	if (dmf_ruleset_find(set, id, &pos)) {
+		WRITE_ONCE(set->rules[pos]->cfg.enabled, enable);
+	} else {
+		*error = "No rule with that id";
+		r = -ENOENT;
+	}
+	mutex_unlock(&fc->lock);
+	return r;
+}
+
+/**
+ * dmf_rules_clear_counters - zero every rule's counters
+ * @fc: the device
+ *
+ * Waits for retired sets to carry their counts in first, so that none
+ * arrives after the reset.  Sleeps.
+ */
+void dmf_rules_clear_counters(struct fault_c *fc)
+{
+	struct dmf_ruleset *set;
+	struct dmf_rule *rule;
+	unsigned int i;
+	int cpu;
+
+	mutex_lock(&fc->lock);
+	rcu_barrier();
+	set = dmf_rules_current(fc);
+	for (i = 0; set && i < set->nr; i++) {
+		rule = set->rules[i];
+		for_each_possible_cpu(cpu)
+			per_cpu(*rule->seen, cpu) = 0;
+		atomic64_set(&rule->seen_skipped, 0);
+		dmf_attr_clear_counters(&rule->cfg.attr);
+	}
+	if (set) {
+		for_each_possible_cpu(cpu)
+			per_cpu(*set->skipped, cpu) = 0;
+	}
+	mutex_unlock(&fc->lock);
+}
+
+/* Free the rules of a device no bio can reach any more (dtr). */
+void dmf_rules_destroy(struct fault_c *fc)
+{
+	struct dmf_ruleset *set = rcu_dereference_protected(fc->rules, 1);
+
+	RCU_INIT_POINTER(fc->rules, NULL);
+	if (set)
+		dmf_ruleset_free(set);
 }

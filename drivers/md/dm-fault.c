@@ -11,6 +11,7 @@
  */
 #include <linux/device-mapper.h>
 
+#include <linux/ctype.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -22,7 +23,149 @@
 
 #define DM_MSG_PREFIX "fault"
 
-#define DMF_MAX_RULES	256
+/**
+ * dmf_ctx_create - allocate a device's context, with no rules and no device
+ * @ti: the target; ti->private is set, so dmf_ctx_destroy() undoes a partial build
+ * @kind: the table syntax the device was created with
+ *
+ * Return: 0 or -ENOMEM with ti->error set.
+ */
+int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind)
+{
+	struct fault_c *fc;
+
+	fc = kzalloc(sizeof(*fc), GFP_KERNEL);
+	if (!fc) {
+		ti->error = "Cannot allocate context";
+		return -ENOMEM;
+	}
+	ti->private = fc;
+	fc->ti = ti;
+	fc->compat = kind;
+	fc->next_id = 1;
+	mutex_init(&fc->lock);
+	spin_lock_init(&fc->log_lock);
+
+	fc->stats = alloc_percpu(struct dmf_op_stats);
+	if (!fc->stats) {
+		ti->error = "Cannot allocate statistics";
+		return -ENOMEM;
+	}
+	if (bioset_init(&fc->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS)) {
+		ti->error = "Cannot allocate bio set";
+		return -ENOMEM;
+	}
+	if (dmf_held_init(fc)) {
+		ti->error = "Cannot allocate work queue";
+		return -ENOMEM;
+	}
+	ti->num_flush_bios = 1;
+	ti->num_discard_bios = 1;
+	ti->num_secure_erase_bios = 1;
+	ti->num_write_zeroes_bios = 1;
+	ti->per_io_data_size = sizeof(struct dmf_per_bio);
+	return 0;
+}
+
+/* Parse "<dev> <offset>" and open the device. */
+int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
+{
+	struct dm_target *ti = fc->ti;
+	const char *devname = dm_shift_arg(as);
+	const char *offset = dm_shift_arg(as);
+	unsigned long long start;
+	char dummy;
+	int r;
+
+	if (!devname || !offset) {
+		ti->error = "Invalid argument count";
+		return -EINVAL;
+	}
+	if (sscanf(offset, "%llu%c", &start, &dummy) != 1 || start != (sector_t)start) {
+		ti->error = "Invalid device sector";
+		return -EINVAL;
+	}
+	fc->start = start;
+	r = dm_get_device(ti, devname, dm_table_get_mode(ti->table), &fc->dev);
+	if (r)
+		ti->error = "Device lookup failed";
+	return r;
+}
+
+/*
+ * Construct a fault mapping:
+ *
+ *   <dev> <offset> [<#rules> <rule>...]
+ *
+ *   <rule> := <action>[:<key>=<value>[,<key>=<value>]...]
+ *
+ * See Documentation/admin-guide/device-mapper/dm-fault.rst.
+ */
+static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	static const struct dm_arg _args[] = {
+		{0, DMF_MAX_RULES, "Invalid number of rules"},
+	};
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	unsigned int nr = 0;
+	const char *text;
+	int r;
+
+	if (argc < 2) {
+		ti->error = "Invalid argument count";
+		return -EINVAL;
+	}
+	r = dmf_ctx_create(ti, DMF_NATIVE);
+	if (r)
+		goto bad;
+	r = dmf_ctx_open(ti->private, &as);
+	if (r)
+		goto bad;
+	if (as.argc) {
+		r = dm_read_arg(_args, &as, &nr, &ti->error);
+		if (r)
+			goto bad;
+		if (nr != as.argc) {
+			ti->error = "Rule count does not match the rules given";
+			r = -EINVAL;
+			goto bad;
+		}
+	}
+	while (as.argc) {
+		text = dm_shift_arg(&as);
+		r = dmf_rules_add_text(ti->private, text, NULL, &ti->error);
+		if (r) {
+			DMERR("rule '%s': %s", text, ti->error);
+			goto bad;
+		}
+	}
+	return 0;
+
+bad:
+	dmf_ctx_destroy(ti);
+	return r;
+}
+
+/*
+ * The destructor of every fault target; the constructors also call it to
+ * undo a partial build (ti->private set by dmf_ctx_create()).
+ */
+void dmf_ctx_destroy(struct dm_target *ti)
+{
+	struct fault_c *fc = ti->private;
+
+	if (!fc)
+		return;
+	/* No I/O can be in flight: the rules go at once. */
+	dmf_held_exit(fc);
+	bioset_exit(&fc->bs);
+	dmf_rules_destroy(fc);
+	free_percpu(fc->stats);
+	if (fc->dev)
+		dm_put_device(ti, fc->dev);
+	kfree(fc);
+	ti->private = NULL;
+}
 
 static unsigned int fault_bio_op(struct bio *bio, unsigned int *opbits)
 {
@@ -92,17 +235,17 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	pb->bytes = bio->bi_iter.bi_size;
 	pb->op = fault_bio_op(bio, &opbits);
 
-	rcu_read_lock();
-	set = rcu_dereference(fc->rules);
-	if (set && !dmf_ruleset_may_match(set, opbits, sector, pb->bytes))
-		set = NULL;
-
 	st = get_cpu_ptr(fc->stats);
 	st->bios[pb->op]++;
 	st->bytes[pb->op] += pb->bytes;
-	if (!set)
-		st->bios_skipped++;
 	put_cpu_ptr(fc->stats);
+
+	rcu_read_lock();
+	set = rcu_dereference(fc->rules);
+	if (set && !dmf_ruleset_may_match(set, opbits, sector, pb->bytes)) {
+		this_cpu_inc(*set->skipped);
+		set = NULL;
+	}
 
 	for (i = 0; set && i < set->nr; i++) {
 		if (dmf_rule_fires(set->rules[i], opbits, sector, pb->bytes)) {
@@ -149,267 +292,6 @@ static int fault_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *err
 	return DM_ENDIO_DONE;
 }
 
-static struct dmf_ruleset *fault_rules(struct fault_c *fc)
-{
-	return rcu_dereference_protected(fc->rules, lockdep_is_held(&fc->lock));
-}
-
-static bool fault_id_used(struct dmf_ruleset *set, unsigned int id)
-{
-	unsigned int i;
-
-	for (i = 0; set && i < set->nr; i++)
-		if (set->rules[i]->cfg.id == id)
-			return true;
-	return false;
-}
-
-/*
- * Publish @set in place of the current one.  The caller holds fc->lock and
- * has already taken the references @set needs; rules left out of it are
- * retired after a grace period.
- */
-static void fault_publish(struct fault_c *fc, struct dmf_ruleset *set,
-			  struct dmf_rule *gone)
-{
-	struct dmf_ruleset *old = fault_rules(fc);
-
-	if (set)
-		dmf_ruleset_bound(set);
-	rcu_assign_pointer(fc->rules, set && set->nr ? set : NULL);
-	if (set && !set->nr)
-		kfree(set);
-	dmf_ruleset_retire(old);
-	if (gone)
-		dmf_rule_retire(gone);
-}
-
-/* Add @rule (one reference, handed over) at position @pos of the set. */
-static int fault_insert(struct fault_c *fc, struct dmf_rule *rule, unsigned int pos,
-			char **error)
-{
-	struct dmf_ruleset *old = fault_rules(fc), *set;
-	unsigned int nr = old ? old->nr : 0, i, j;
-
-	if (nr >= DMF_MAX_RULES) {
-		*error = "Too many rules";
-		return -E2BIG;
-	}
-	if (rule->cfg.id && fault_id_used(old, rule->cfg.id)) {
-		*error = "Rule id already in use";
-		return -EEXIST;
-	}
-	set = dmf_ruleset_alloc(nr + 1);
-	if (!set) {
-		*error = "Cannot allocate rule set";
-		return -ENOMEM;
-	}
-	/* only now: a failed add leaves the next id unused */
-	if (!rule->cfg.id) {
-		while (fault_id_used(old, fc->next_id))
-			fc->next_id++;
-		rule->cfg.id = fc->next_id++;
-	}
-	for (i = 0, j = 0; i <= nr; i++)
-		set->rules[i] = i == pos ? rule : old->rules[j++];
-	fault_publish(fc, set, NULL);
-	return 0;
-}
-
-static int fault_find(struct fault_c *fc, const char *arg, unsigned int *pos)
-{
-	struct dmf_ruleset *set = fault_rules(fc);
-	unsigned int id, i;
-
-	if (kstrtouint(arg, 10, &id))
-		return -EINVAL;
-	for (i = 0; set && i < set->nr; i++) {
-		if (set->rules[i]->cfg.id == id) {
-			*pos = i;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* Remove the rule at @pos; with @with, replace it instead. */
-static int fault_remove_at(struct fault_c *fc, unsigned int pos, struct dmf_rule *with)
-{
-	struct dmf_ruleset *old = fault_rules(fc), *set;
-	unsigned int nr = old->nr - (with ? 0 : 1), i, j;
-
-	set = dmf_ruleset_alloc(nr);
-	if (!set)
-		return -ENOMEM;
-	for (i = 0, j = 0; i < old->nr; i++) {
-		if (i != pos)
-			set->rules[j++] = old->rules[i];
-		else if (with)
-			set->rules[j++] = with;
-	}
-	fault_publish(fc, set, old->rules[pos]);
-	return 0;
-}
-
-void dmf_ctx_destroy(struct dm_target *ti)
-{
-	struct fault_c *fc = ti->private;
-
-	if (!fc)
-		return;
-	/* No I/O can be in flight: the rules go at once. */
-	dmf_held_exit(fc);
-	bioset_exit(&fc->bs);
-	dmf_ruleset_free(rcu_dereference_protected(fc->rules, 1));
-	free_percpu(fc->stats);
-	if (fc->dev)
-		dm_put_device(ti, fc->dev);
-	kfree(fc);
-	ti->private = NULL;
-}
-
-/**
- * dmf_ctx_create - allocate a device's context, with no rules and no device
- * @ti: the target; ti->private is set, so dmf_ctx_destroy() undoes a partial build
- * @kind: the table syntax the device was created with
- *
- * Return: 0 or -ENOMEM with ti->error set.
- */
-int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind)
-{
-	struct fault_c *fc;
-
-	fc = kzalloc(sizeof(*fc), GFP_KERNEL);
-	if (!fc) {
-		ti->error = "Cannot allocate context";
-		return -ENOMEM;
-	}
-	ti->private = fc;
-	fc->ti = ti;
-	fc->compat = kind;
-	fc->next_id = 1;
-	mutex_init(&fc->lock);
-	spin_lock_init(&fc->log_lock);
-
-	fc->stats = alloc_percpu(struct dmf_op_stats);
-	if (!fc->stats) {
-		ti->error = "Cannot allocate statistics";
-		return -ENOMEM;
-	}
-	if (bioset_init(&fc->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS)) {
-		ti->error = "Cannot allocate bio set";
-		return -ENOMEM;
-	}
-	if (dmf_held_init(fc)) {
-		ti->error = "Cannot allocate work queue";
-		return -ENOMEM;
-	}
-	ti->num_flush_bios = 1;
-	ti->num_discard_bios = 1;
-	ti->num_secure_erase_bios = 1;
-	ti->num_write_zeroes_bios = 1;
-	ti->per_io_data_size = sizeof(struct dmf_per_bio);
-	return 0;
-}
-
-/* Append a rule given as text; on error ti->error says why. */
-int dmf_ctx_add_rule(struct fault_c *fc, const char *text)
-{
-	struct dm_target *ti = fc->ti;
-	struct dmf_ruleset *set;
-	struct dmf_rule *rule;
-	int r;
-
-	mutex_lock(&fc->lock);
-	set = fault_rules(fc);
-	rule = dmf_rule_create(fc, text, &ti->error);
-	if (IS_ERR(rule)) {
-		DMERR("rule '%s': %s", text, ti->error);
-		r = PTR_ERR(rule);
-	} else {
-		r = fault_insert(fc, rule, set ? set->nr : 0, &ti->error);
-		if (r)
-			dmf_rule_put(rule);
-	}
-	mutex_unlock(&fc->lock);
-	return r;
-}
-
-/* Parse "<dev> <offset>" and open the device. */
-int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
-{
-	struct dm_target *ti = fc->ti;
-	const char *devname = dm_shift_arg(as);
-	const char *offset = dm_shift_arg(as);
-	unsigned long long start;
-	char dummy;
-	int r;
-
-	if (!devname || !offset) {
-		ti->error = "Invalid argument count";
-		return -EINVAL;
-	}
-	if (sscanf(offset, "%llu%c", &start, &dummy) != 1 || start != (sector_t)start) {
-		ti->error = "Invalid device sector";
-		return -EINVAL;
-	}
-	fc->start = start;
-	r = dm_get_device(ti, devname, dm_table_get_mode(ti->table), &fc->dev);
-	if (r)
-		ti->error = "Device lookup failed";
-	return r;
-}
-
-/*
- * Construct a fault mapping:
- *
- *   <dev> <offset> [<#rules> <rule>...]
- *
- *   <rule> := <action>[:<key>=<value>[,<key>=<value>]...]
- *
- * See Documentation/admin-guide/device-mapper/dm-fault.rst.
- */
-static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
-{
-	static const struct dm_arg _args[] = {
-		{0, DMF_MAX_RULES, "Invalid number of rules"},
-	};
-	struct dm_arg_set as = { .argc = argc, .argv = argv };
-	unsigned int nr = 0;
-	int r;
-
-	if (argc < 2) {
-		ti->error = "Invalid argument count";
-		return -EINVAL;
-	}
-	r = dmf_ctx_create(ti, DMF_NATIVE);
-	if (r)
-		goto bad;
-	r = dmf_ctx_open(ti->private, &as);
-	if (r)
-		goto bad;
-	if (as.argc) {
-		r = dm_read_arg(_args, &as, &nr, &ti->error);
-		if (r)
-			goto bad;
-		if (nr != as.argc) {
-			ti->error = "Rule count does not match the rules given";
-			r = -EINVAL;
-			goto bad;
-		}
-	}
-	while (as.argc) {
-		r = dmf_ctx_add_rule(ti->private, dm_shift_arg(&as));
-		if (r)
-			goto bad;
-	}
-	return 0;
-
-bad:
-	dmf_ctx_destroy(ti);
-	return r;
-}
-
 static void fault_sum_op_stats(struct fault_c *fc, struct dmf_op_stats *sum)
 {
 	int cpu, op;
@@ -424,46 +306,67 @@ static void fault_sum_op_stats(struct fault_c *fc, struct dmf_op_stats *sum)
 			sum->failed[op] += READ_ONCE(st->failed[op]);
 			sum->failed_bytes[op] += READ_ONCE(st->failed_bytes[op]);
 		}
-		sum->bios_skipped += READ_ONCE(st->bios_skipped);
 	}
 }
 
-/* Bios no rule looked at since the counters were last reset. */
-u64 dmf_bios_skipped(struct fault_c *fc)
+/*
+ * One snapshot of the counters, in one of two forms: the INFO status, the
+ * machine-readable one (words on one line: the op count and op words, the
+ * rule count and rule words, the held bios), or the stats message reply,
+ * the same values one group per line for people.  Caller: rcu_read_lock().
+ */
+static void fault_emit_counters(struct fault_c *fc, struct dmf_ruleset *set, bool readable,
+				char *result, unsigned int maxlen)
 {
+	unsigned int sz = 0, i, held = READ_ONCE(fc->nr_held);
+	u64 skipped = set ? dmf_ruleset_skipped(set) : 0, seen;
 	struct dmf_op_stats sum;
+	struct dmf_counters c;
+	struct dmf_rule *rule;
+	int op;
 
 	fault_sum_op_stats(fc, &sum);
-	return sum.bios_skipped;
+	if (readable)
+		DMEMIT("held %u\n", held);
+	else
+		DMEMIT("%u", DMF_NR_OPS);
+	for (op = 0; op < DMF_NR_OPS; op++)
+		DMEMIT(readable ? "op %s bios=%llu bytes=%llu failed=%llu failed_bytes=%llu\n" :
+		       " %s:%llu:%llu:%llu:%llu", dmf_op_name(op), sum.bios[op], sum.bytes[op],
+		       sum.failed[op], sum.failed_bytes[op]);
+	if (!readable)
+		DMEMIT(" %u", set ? set->nr : 0);
+	for (i = 0; set && i < set->nr; i++) {
+		rule = set->rules[i];
+		dmf_attr_counters(&rule->cfg.attr, &c);
+		seen = dmf_rule_seen(rule, skipped);
+		if (!readable) {
+			DMEMIT(" %u:%llu:%llu:%llu:%s:%d:%llu", rule->cfg.id, seen, c.evaluated,
+			       c.injected, dmf_action_name(rule->cfg.action),
+			       READ_ONCE(rule->cfg.enabled), rule->cfg.attr.seed);
+			continue;
+		}
+		DMEMIT("rule %u action=%s enabled=%d ", rule->cfg.id,
+		       dmf_action_name(rule->cfg.action), READ_ONCE(rule->cfg.enabled));
+		DMEMIT("seen=%llu matched=%llu injected=%llu seed=%llu\n", seen, c.evaluated,
+		       c.injected, rule->cfg.attr.seed);
+	}
+	if (!readable)
+		DMEMIT(" %u", held);
 }
 
 static void fault_status(struct dm_target *ti, status_type_t type,
 			 unsigned int status_flags, char *result, unsigned int maxlen)
 {
 	struct fault_c *fc = ti->private;
-	struct dmf_counters c;
-	struct dmf_op_stats sum;
 	struct dmf_ruleset *set;
-	struct dmf_rule *rule;
 	unsigned int sz = 0, i;
-	int op;
 
 	rcu_read_lock();
 	set = rcu_dereference(fc->rules);
 	switch (type) {
 	case STATUSTYPE_INFO:
-		fault_sum_op_stats(fc, &sum);
-		DMEMIT("%u", DMF_NR_OPS);
-		for (op = 0; op < DMF_NR_OPS; op++)
-			DMEMIT(" %s:%llu:%llu:%llu:%llu", dmf_op_name(op), sum.bios[op],
-			       sum.bytes[op], sum.failed[op], sum.failed_bytes[op]);
-		DMEMIT(" %u", set ? set->nr : 0);
-		for (i = 0; set && i < set->nr; i++) {
-			rule = set->rules[i];
-			dmf_attr_counters(&rule->cfg.attr, &c);
-			DMEMIT(" %u:%llu:%llu:%llu", rule->cfg.id,
-			       dmf_rule_seen(rule, sum.bios_skipped), c.evaluated, c.injected);
-		}
+		fault_emit_counters(fc, set, false, result, maxlen);
 		break;
 	case STATUSTYPE_TABLE:
 		if (fc->compat != DMF_NATIVE) {
@@ -492,27 +395,9 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 
 static int fault_msg_stats(struct fault_c *fc, char *result, unsigned int maxlen)
 {
-	struct dmf_ruleset *set = fault_rules(fc);
-	struct dmf_op_stats sum;
-	struct dmf_counters c;
-	unsigned int sz = 0, i;
-	struct dmf_rule *rule;
-	int op;
-
-	fault_sum_op_stats(fc, &sum);
-	DMEMIT("held %u\n", READ_ONCE(fc->nr_held));
-	for (op = 0; op < DMF_NR_OPS; op++)
-		DMEMIT("op %s bios=%llu bytes=%llu failed=%llu failed_bytes=%llu\n",
-		       dmf_op_name(op), sum.bios[op], sum.bytes[op], sum.failed[op],
-		       sum.failed_bytes[op]);
-	for (i = 0; set && i < set->nr; i++) {
-		rule = set->rules[i];
-		dmf_attr_counters(&rule->cfg.attr, &c);
-		DMEMIT("rule %u action=%s enabled=%d seen=%llu matched=%llu ", rule->cfg.id,
-		       dmf_action_name(rule->cfg.action), READ_ONCE(rule->cfg.enabled),
-		       dmf_rule_seen(rule, sum.bios_skipped), c.evaluated);
-		DMEMIT("injected=%llu seed=%llu\n", c.injected, rule->cfg.attr.seed);
-	}
+	rcu_read_lock();
+	fault_emit_counters(fc, rcu_dereference(fc->rules), true, result, maxlen);
+	rcu_read_unlock();
 	return 1;
 }
 
@@ -540,103 +425,83 @@ static int fault_msg_log(struct fault_c *fc, char *result, unsigned int maxlen)
 
 static int fault_msg_list(struct fault_c *fc, char *result, unsigned int maxlen)
 {
-	struct dmf_ruleset *set = fault_rules(fc);
+	struct dmf_ruleset *set;
 	unsigned int sz = 0, i;
 
+	rcu_read_lock();
+	set = rcu_dereference(fc->rules);
 	for (i = 0; set && i < set->nr; i++) {
 		sz += dmf_rule_cfg_format(&set->rules[i]->cfg, result + sz, maxlen - sz);
 		DMEMIT("\n");
 	}
+	rcu_read_unlock();
 	return 1;
 }
 
-/* rule add <rule> | rule replace <id> <rule> | rule remove|enable|disable <id> */
+/*
+ * rule add <rule> | rule replace <id> <rule> | rule remove|enable|disable <id>
+ * | rule list
+ */
 static int fault_msg_rule(struct fault_c *fc, unsigned int argc, char **argv,
 			  char *result, unsigned int maxlen)
 {
-	struct dmf_ruleset *set = fault_rules(fc);
-	struct dmf_rule *rule = NULL;
 	char *error = "Invalid rule message";
-	unsigned int pos, sz = 0;
-	int r;
+	unsigned int id, sz = 0;
+	int r = -EINVAL;
 
 	if (argc == 3 && !strcasecmp(argv[1], "add")) {
-		rule = dmf_rule_create(fc, argv[2], &error);
-		if (IS_ERR(rule)) {
-			r = PTR_ERR(rule);
-			goto fail;
+		r = dmf_rules_add_text(fc, argv[2], &id, &error);
+		if (!r) {
+			DMEMIT("%u", id);
+			return 1;
 		}
-		r = fault_insert(fc, rule, set ? set->nr : 0, &error);
-		if (r) {
-			dmf_rule_put(rule);
-			goto fail;
-		}
-		DMEMIT("%u", rule->cfg.id);
-		return 1;
-	}
-	if (argc == 2 && !strcasecmp(argv[1], "list"))
+	} else if (argc == 2 && !strcasecmp(argv[1], "list")) {
 		return fault_msg_list(fc, result, maxlen);
-	if (argc < 3 || argc > 4)
-		goto fail_inval;
-	r = fault_find(fc, argv[2], &pos);
+	} else if (argc < 3 || argc > 4) {
+		/* Invalid rule message */
+	} else if (kstrtouint(argv[2], 10, &id)) {
+		error = "Invalid rule id";
+	} else if (argc == 4 && !strcasecmp(argv[1], "replace")) {
+		r = dmf_rules_replace(fc, id, argv[3], &error);
+	} else if (argc == 4) {
+		/* Invalid rule message */
+	} else if (!strcasecmp(argv[1], "remove")) {
+		r = dmf_rules_remove(fc, id, &error);
+	} else if (!strcasecmp(argv[1], "enable") || !strcasecmp(argv[1], "disable")) {
+		r = dmf_rules_enable(fc, id, tolower(argv[1][0]) == 'e', &error);
+	}
 	if (r) {
-		error = r == -ENOENT ? "No rule with that id" : "Invalid rule id";
-		goto fail;
+		DMWARN("%s: rule %s '%s': %s", dm_device_name(dm_table_get_md(fc->ti->table)),
+		       argv[1], argv[argc - 1], error);
+		return r;
 	}
-	if (argc == 4 && !strcasecmp(argv[1], "replace")) {
-		rule = dmf_rule_create(fc, argv[3], &error);
-		if (IS_ERR(rule)) {
-			r = PTR_ERR(rule);
-			goto fail;
-		}
-		if (rule->cfg.id && rule->cfg.id != set->rules[pos]->cfg.id) {
-			dmf_rule_put(rule);
-			error = "replace keeps the rule id";
-			goto fail_inval;
-		}
-		rule->cfg.id = set->rules[pos]->cfg.id;
-		r = fault_remove_at(fc, pos, rule);
-		if (r) {
-			dmf_rule_put(rule);
-			error = "Cannot allocate rule set";
-			goto fail;
-		}
-		return 0;
-	}
-	if (argc != 3)
-		goto fail_inval;
-	if (!strcasecmp(argv[1], "remove")) {
-		r = fault_remove_at(fc, pos, NULL);
-		if (r) {
-			error = "Cannot allocate rule set";
-			goto fail;
-		}
-		return 0;
-	}
-	if (!strcasecmp(argv[1], "enable") || !strcasecmp(argv[1], "disable")) {
-		WRITE_ONCE(set->rules[pos]->cfg.enabled, argv[1][0] == 'e' || argv[1][0] == 'E');
-		return 0;
-	}
+	/* the replaced set has carried its skipped bios in: status is whole */
+	rcu_barrier();
+	return 0;
+}
 
-fail_inval:
-	r = -EINVAL;
-fail:
-	DMWARN("%s: rule %s '%s': %s", dm_device_name(dm_table_get_md(fc->ti->table)),
-	       argv[1], argv[argc - 1], error);
-	return r;
+static int fault_msg_reset(struct fault_c *fc)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(fc->stats, cpu), 0, sizeof(struct dmf_op_stats));
+	dmf_rules_clear_counters(fc);
+	spin_lock_irq(&fc->log_lock);
+	fc->log_count = 0;
+	spin_unlock_irq(&fc->log_lock);
+	return 0;
 }
 
 static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 			 char *result, unsigned int maxlen)
 {
 	struct fault_c *fc = ti->private;
-	struct dmf_ruleset *set;
 	unsigned int i;
 	int r = -EINVAL;
 
 	if (!argc)
 		return -EINVAL;
-	mutex_lock(&fc->lock);
 	if (!strcasecmp(argv[0], "rule")) {
 		r = argc >= 2 ? fault_msg_rule(fc, argc, argv, result, maxlen) : -EINVAL;
 	} else if (argc == 1 && !strcasecmp(argv[0], "stats")) {
@@ -653,20 +518,11 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 			r = 0;
 		}
 	} else if (argc == 1 && !strcasecmp(argv[0], "reset")) {
-		set = fault_rules(fc);
-		for_each_possible_cpu(i)
-			memset(per_cpu_ptr(fc->stats, i), 0, sizeof(struct dmf_op_stats));
-		for (i = 0; set && i < set->nr; i++)
-			dmf_rule_clear_counters(set->rules[i]);
-		spin_lock_irq(&fc->log_lock);
-		fc->log_count = 0;
-		spin_unlock_irq(&fc->log_lock);
-		r = 0;
+		r = fault_msg_reset(fc);
 	} else {
 		DMWARN("%s: unrecognised message '%s'",
 		       dm_device_name(dm_table_get_md(ti->table)), argv[0]);
 	}
-	mutex_unlock(&fc->lock);
 	return r;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dm-fault: types shared by the target (dm-fault.c) and its rule model
- * (dm-fault-rules.c).
+ * dm-fault: types shared by the target (dm-fault.c), its rule set
+ * (dm-fault-rules.c), actions (dm-fault-actions.c) and compatibility
+ * tables (dm-fault-compat.c).
  */
 #ifndef _DM_FAULT_H
 #define _DM_FAULT_H
@@ -15,25 +16,30 @@
 #include <linux/workqueue.h>
 #include "dm-fault-rule.h"
 
-/* A rule as the I/O path sees it: configuration plus run-time state. */
+#define DMF_MAX_RULES	256
+
+/*
+ * A rule as the I/O path sees it: configuration plus run-time state.  Each
+ * rule set holding the rule and each bio it acts on hold a reference.
+ */
 struct dmf_rule {
 	struct dmf_rule_cfg cfg;
 	struct kref ref;
-	struct rcu_head rcu;
 	blk_status_t status;
 	unsigned long start_jiffies;
-	atomic64_t skipped;
-	u64 __percpu *seen;
-	u64 skip_base;			/* the device's bios_skipped when counting began */
+	atomic64_t skipped;		/* matching bios let through (skip=) */
+	u64 __percpu *seen;		/* bios that reached the rule in the walk */
+	atomic64_t seen_skipped;	/* bios retired sets holding it skipped */
 };
 
 /*
  * An immutable array of rules, replaced as a whole under RCU, with the
  * union of its rules' operations and sector ranges: a bio outside both
- * cannot match any rule and skips the walk.
+ * cannot match any rule, skips the walk and is counted in @skipped.
  */
 struct dmf_ruleset {
 	struct rcu_head rcu;
+	u64 __percpu *skipped;
 	unsigned int nr;
 	unsigned int opmask;
 	u64 first, last;
@@ -45,7 +51,6 @@ struct dmf_op_stats {
 	u64 bytes[DMF_NR_OPS];
 	u64 failed[DMF_NR_OPS];
 	u64 failed_bytes[DMF_NR_OPS];
-	u64 bios_skipped;		/* ruled out by the rule set's bounds */
 };
 
 #define DMF_LOG_SIZE		64
@@ -87,6 +92,7 @@ struct fault_c {
 	sector_t start;
 	struct dm_target *ti;
 
+	/* dm-fault-rules.c */
 	struct dmf_ruleset __rcu *rules;
 	struct mutex lock;		/* serialises rule set updates */
 	unsigned int next_id;
@@ -123,24 +129,28 @@ struct dmf_per_bio {
 	u8 op;
 };
 
-/* dm-fault-rules.c */
-struct dmf_rule *dmf_rule_create(struct fault_c *fc, const char *text, char **error);
+/*
+ * dm-fault-rules.c: a rule's life, and the device's rule set.  The set is
+ * read under rcu_read_lock() (rcu_dereference(fc->rules)); these change it,
+ * each under fc->lock, and return 0 or -errno with *error set.
+ */
+struct dmf_rule *dmf_rule_alloc(struct fault_c *fc, char **error);
 void dmf_rule_get(struct dmf_rule *rule);
 void dmf_rule_put(struct dmf_rule *rule);
-void dmf_rule_retire(struct dmf_rule *rule);
 bool dmf_rule_window_open(const struct dmf_rule *rule);
 u64 dmf_rule_seen(const struct dmf_rule *rule, u64 skipped);
-void dmf_rule_clear_counters(struct dmf_rule *rule);
-struct dmf_ruleset *dmf_ruleset_alloc(unsigned int nr);
-void dmf_ruleset_bound(struct dmf_ruleset *set);
-void dmf_ruleset_retire(struct dmf_ruleset *set);
-void dmf_ruleset_free(struct dmf_ruleset *set);
+u64 dmf_ruleset_skipped(const struct dmf_ruleset *set);
+int dmf_rules_add(struct fault_c *fc, struct dmf_rule *rule, unsigned int *id, char **error);
+int dmf_rules_add_text(struct fault_c *fc, const char *text, unsigned int *id, char **error);
+int dmf_rules_replace(struct fault_c *fc, unsigned int id, const char *text, char **error);
+int dmf_rules_remove(struct fault_c *fc, unsigned int id, char **error);
+int dmf_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **error);
+void dmf_rules_clear_counters(struct fault_c *fc);
+void dmf_rules_destroy(struct fault_c *fc);
 
 /* dm-fault.c */
-u64 dmf_bios_skipped(struct fault_c *fc);
 int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind);
 void dmf_ctx_destroy(struct dm_target *ti);
-int dmf_ctx_add_rule(struct fault_c *fc, const char *text);
 int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
 
 /* dm-fault-compat.c */

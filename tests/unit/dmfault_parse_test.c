@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Host unit tests for dmfault's parsers (tools/dmfault/parse.c, json.c): the
- * fault target's INFO and TABLE status, the stats, log and rule list replies,
+ * fault target's INFO and TABLE status, the log and rule list replies,
  * kernel log records and debugfs counters, well-formed and malformed (every
  * malformed input must give an error, never a crash: run under ASan/UBSan).
  * KTAP output.
@@ -26,27 +26,42 @@ static void test_info(void)
 		"99999999999 read:1:2:3:4", "1 :1:2:3:4 0", "1 read:18446744073709551616:0:0:0 0",
 		"1 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:1:2:3:4 0", "100 read:1:1:1:1 0",
 		"1 read:1:2:3:4 99999999", "1 read:1:2:3:4 x", "1 read::2:3:4 0", "1 read:1:2:3:-4 0",
-		"1 read:1:2:3:4 1 4294967296:0:0:0",
+		"1 read:1:2:3:4 1 4294967296:0:0:0", "1 read:1:2:3:4 1 1:1:1:1:error:1",
+		"1 read:1:2:3:4 1 1:1:1:1:error:1:7:8", "1 read:1:2:3:4 1 1:1:1:1::1:7",
+		"1 read:1:2:3:4 1 1:1:1:1:error:2:7", "1 read:1:2:3:4 1 1:1:1:1:error:1:x",
+		"1 read:1:2:3:4 1 1:1:1:1:error:1:", "1 read:1:2:3:4 0 x", "1 read:1:2:3:4 0 -1",
 	};
 	const char *err = NULL;
 	struct dft_stats st;
 	unsigned int i;
 	int r;
 
-	r = dft_parse_info(INFO_OPS " 2 1:10:5:1 3:0:0:0", &st, &err);
+	r = dft_parse_info(INFO_OPS " 2 1:10:5:1:error:1:7 3:0:0:0:drop:0:18446744073709551615 2",
+			   &st, &err);
 	ktap_check(!r && st.nr_ops == 6 && st.nr_rules == 2, "info: ops and rules counted");
+	ktap_check(!r && !strcmp(st.rules[0].action, "error") && st.rules[0].enabled == 1 &&
+		   st.rules[0].has_seed && st.rules[0].seed == 7 && st.rules[0].injected == 1 &&
+		   !strcmp(st.rules[1].action, "drop") && st.rules[1].enabled == 0 &&
+		   st.rules[1].seed == UINT64_MAX, "info: a rule's action, flag and seed");
+	ktap_check(!r && st.has_held && st.held == 2, "info: the held count");
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 2 1:10:5:1 3:0:0:0", &st, &err);
+	ktap_check(!r && st.nr_ops == 6 && st.nr_rules == 2 && !st.has_held,
+		   "info: an older target's status");
 	ktap_check(!r && !strcmp(st.ops[1].name, "write") && st.ops[1].bios == 2 &&
 		   st.ops[1].bytes == 8192 && st.ops[1].failed == 1 && st.ops[1].failed_bytes == 4096,
 		   "info: an op entry");
 	ktap_check(!r && st.rules[0].id == 1 && st.rules[0].seen == 10 && st.rules[0].matched == 5 &&
-		   st.rules[0].injected == 1 && st.rules[1].id == 3 && st.rules[0].enabled == -1,
-		   "info: rule entries");
+		   st.rules[0].injected == 1 && st.rules[1].id == 3 && st.rules[0].enabled == -1 &&
+		   !st.rules[0].action[0] && !st.rules[0].has_seed,
+		   "info: rule entries without action, flag and seed");
 	dft_stats_free(&st);
 	r = dft_parse_info(INFO_OPS " 0", &st, &err);
 	ktap_check(!r && st.nr_rules == 0, "info: no rules");
 	dft_stats_free(&st);
-	r = dft_parse_info("  " INFO_OPS "  0 newfield 7 ", &st, &err);
-	ktap_check(!r && st.nr_ops == 6, "info: extra spaces and a newer target's fields");
+	r = dft_parse_info("  " INFO_OPS "  0  3 newfield 7 ", &st, &err);
+	ktap_check(!r && st.nr_ops == 6 && st.held == 3,
+		   "info: extra spaces and a newer target's fields");
 	dft_stats_free(&st);
 	r = dft_parse_info("1 read:18446744073709551615:0:0:0 0", &st, &err);
 	ktap_check(!r && st.ops[0].bios == UINT64_MAX, "info: the largest counter");
@@ -63,68 +78,25 @@ static void test_info(void)
 	}
 }
 
-static void test_stats_reply(void)
+/* Many rules: the status of a full rule set parses. */
+static void test_info_many_rules(void)
 {
-	static const char *const bad[] = {
-		"op read bios=1\n",
-		"op read bios=1 bytes=2 failed=3\n",
-		"op read bios=x bytes=2 failed=3 failed_bytes=4\n",
-		"op bios=1 bytes=2 failed=3 failed_bytes=4\n",
-		"op read bios=1 bytes=2 failed=3 failed_bytes=4 junk\n",
-		"rule x action=error enabled=1 seen=1 matched=1 injected=1 seed=1\n",
-		"rule 1 action=error enabled=2 seen=1 matched=1 injected=1 seed=1\n",
-		"rule 1 enabled=1 seen=1 matched=1 injected=1 seed=1\n",
-		"rule 1 action=error enabled=1 seen=1 matched=1\n",
-		"rule 1 action= enabled=1 seen=1 matched=1 injected=1\n",
-		"rule\n",
-		"op\n",
-		"rule 1 action=error enabled=1 seen=1 matched=1 injected=1 =5\n",
-	};
-	const char *reply =
-		"held 2\n"
-		"op read bios=5 bytes=20480 failed=1 failed_bytes=4096\n"
-		"op write bios=0 bytes=0 failed=0 failed_bytes=0 newkey=9\n"
-		"something new from a newer target\n"
-		"\n"
-		"rule 1 action=error enabled=1 seen=5 matched=5 injected=1 seed=7\n"
-		"rule 2 action=drop enabled=0 seen=0 matched=0 injected=0\n";
 	struct dft_buf b = { 0 };
 	const char *err = NULL;
 	struct dft_stats st;
 	unsigned int i;
 	int r;
 
-	r = dft_parse_stats_reply(reply, &st, &err);
-	ktap_check(!r && st.nr_ops == 2 && st.nr_rules == 2, "stats reply: counted");
-	ktap_check(!r && st.nr_extra == 1 && !strcmp(st.extra[0].name, "held") &&
-		   st.extra[0].val == 2, "stats reply: a device-wide counter");
-	ktap_check(!r && st.ops[0].bios == 5 && st.ops[0].failed_bytes == 4096,
-		   "stats reply: an op line");
-	ktap_check(!r && !strcmp(st.rules[0].action, "error") && st.rules[0].enabled == 1 &&
-		   st.rules[0].injected == 1 && st.rules[0].has_seed && st.rules[0].seed == 7,
-		   "stats reply: a rule line");
-	ktap_check(!r && st.rules[1].enabled == 0 && !st.rules[1].has_seed,
-		   "stats reply: a rule line without a seed");
-	dft_stats_free(&st);
-	r = dft_parse_stats_reply("", &st, &err);
-	ktap_check(!r && !st.nr_ops && !st.nr_rules, "stats reply: empty");
-	dft_stats_free(&st);
-	/* many rules: the arrays grow */
+	dft_buf_add(&b, "%s 300", INFO_OPS);
 	for (i = 0; i < 300; i++)
-		dft_buf_add(&b, "rule %u action=error enabled=1 seen=%u matched=1 injected=1 seed=%u\n",
-			    i + 1, i, i);
-	r = dft_parse_stats_reply(b.text, &st, &err);
+		dft_buf_add(&b, " %u:%u:1:1:error:1:%u", i + 1, i, i);
+	dft_buf_add(&b, " 0");
+	r = dft_parse_info(b.text, &st, &err);
 	ktap_check(!r && st.nr_rules == 300 && st.rules[299].id == 300 &&
-		   st.rules[299].seen == 299 && st.rules[8].id == 9, "stats reply: 300 rules");
+		   st.rules[299].seen == 299 && st.rules[8].seed == 8 && st.has_held && !st.held,
+		   "info: 300 rules");
 	dft_stats_free(&st);
 	dft_buf_free(&b);
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		err = NULL;
-		r = dft_parse_stats_reply(bad[i], &st, &err);
-		ktap_check(r == -EINVAL && err, "stats reply: malformed '%.*s' -> %s",
-			   (int)strcspn(bad[i], "\n"), bad[i], err ? err : "no error");
-		dft_stats_free(&st);
-	}
 }
 
 static void test_table_status(void)
@@ -315,7 +287,7 @@ static void test_json(void)
 
 static const struct ktap_case dft_cases[] = {
 	KTAP_CASE(test_info),
-	KTAP_CASE(test_stats_reply),
+	KTAP_CASE(test_info_many_rules),
 	KTAP_CASE(test_table_status),
 	KTAP_CASE(test_log_reply),
 	KTAP_CASE(test_rule_info),

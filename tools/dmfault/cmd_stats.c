@@ -18,37 +18,13 @@ struct dft_sample {
 	bool ok;
 };
 
-/* Fill in what only the stats message tells: actions, enabled flags, seeds. */
-static void dft_merge_details(struct dft_stats *st, const struct dft_stats *det)
-{
-	unsigned int i, k;
-
-	for (i = 0; i < st->nr_rules; i++) {
-		for (k = 0; k < det->nr_rules; k++) {
-			if (det->rules[k].id != st->rules[i].id)
-				continue;
-			memcpy(st->rules[i].action, det->rules[k].action, DFT_NAME_LEN);
-			st->rules[i].enabled = det->rules[k].enabled;
-			st->rules[i].seed = det->rules[k].seed;
-			st->rules[i].has_seed = det->rules[k].has_seed;
-		}
-	}
-	st->nr_extra = det->nr_extra;
-	memcpy(st->extra, det->extra, sizeof(st->extra));
-}
-
-/*
- * The counters of one device: the INFO status (DM_DEVICE_STATUS) for the
- * numbers, the stats message for each rule's action, flag and seed.
- */
+/* The counters of one device, from its INFO status (DM_DEVICE_STATUS). */
 static int dft_sample_one(struct dft_sample *s)
 {
-	char kreason[512], *reply;
-	struct dft_stats det;
 	struct dft_listed l;
 	struct dft_dev dev;
 	const char *err;
-	int r, e = 0;
+	int r;
 
 	dft_stats_free(&s->st);
 	s->ok = false;
@@ -71,20 +47,6 @@ static int dft_sample_one(struct dft_sample *s)
 		return DFT_EXIT_FAIL;
 	}
 	dft_dm_put(&dev);
-	r = dft_send(s->name, "stats", &reply, kreason, sizeof(kreason), &e);
-	if (r > 0)
-		return r;
-	if (r < 0)
-		return dft_msg_failed(s->name, "stats", e, kreason);
-	r = dft_parse_stats_reply(reply, &det, &err);
-	free(reply);
-	if (r) {
-		dft_stats_free(&det);
-		dft_err("%s: cannot parse the stats reply: %s", s->name, err);
-		return DFT_EXIT_FAIL;
-	}
-	dft_merge_details(&s->st, &det);
-	dft_stats_free(&det);
 	s->ok = true;
 	return 0;
 }
@@ -145,9 +107,8 @@ static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s
 
 	printf("%s: fault on %s, %u rule%s", s->name, s->disk, s->st.nr_rules,
 	       s->st.nr_rules == 1 ? "" : "s");
-	for (i = 0; i < s->st.nr_extra; i++)
-		printf(", %s %llu", s->st.extra[i].name,
-		       (unsigned long long)s->st.extra[i].val);
+	if (s->st.has_held)
+		printf(", held %llu", (unsigned long long)s->st.held);
 	printf("\n");
 	if (prev)
 		printf("  %-13s %10s %10s %10s %12s\n", "OP", "BIOS/s", "BYTES/s", "FAILED/s",
@@ -219,8 +180,8 @@ static void dft_stats_json(struct dft_json *j, const struct dft_sample *s,
 	dft_json_begin(j, NULL, '{');
 	dft_json_str(j, "name", s->name);
 	dft_json_str(j, "disk", s->disk);
-	for (i = 0; i < s->st.nr_extra; i++)
-		dft_json_u64(j, s->st.extra[i].name, s->st.extra[i].val);
+	if (s->st.has_held)
+		dft_json_u64(j, "held", s->st.held);
 	dft_json_begin(j, "ops", '{');
 	for (i = 0; i < s->st.nr_ops; i++) {
 		op = &s->st.ops[i];

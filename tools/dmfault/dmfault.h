@@ -90,23 +90,16 @@ struct dft_op_stat {
 
 struct dft_rule_stat {
 	unsigned int id;
-	char action[DFT_NAME_LEN];	/* "" when only the status was read */
+	char action[DFT_NAME_LEN];	/* "": not known (an older target) */
 	int enabled;			/* -1: not known */
 	uint64_t seen, matched, injected, seed;
 	bool has_seed;
 };
 
-/* A device-wide "NAME N" line of the stats reply, e.g. "held 2". */
-struct dft_stat_extra {
-	char name[DFT_NAME_LEN];
-	uint64_t val;
-};
-
-#define DFT_MAX_EXTRA		16
-
+/* The counters of the INFO status. */
 struct dft_stats {
-	unsigned int nr_extra;
-	struct dft_stat_extra extra[DFT_MAX_EXTRA];
+	bool has_held;			/* false: an older target */
+	uint64_t held;			/* bios held by delay and stall rules */
 	unsigned int nr_ops;
 	struct dft_op_stat *ops;
 	unsigned int nr_rules;
@@ -115,7 +108,6 @@ struct dft_stats {
 
 void dft_stats_free(struct dft_stats *st);
 int dft_parse_info(const char *status, struct dft_stats *st, const char **err);
-int dft_parse_stats_reply(const char *reply, struct dft_stats *st, const char **err);
 
 struct dft_table_status {
 	unsigned int major, minor;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dmfault: parsers for what the fault target prints (INFO and TABLE status,
- * the stats, log and rule list message replies) and for kernel log records.
+ * the log and rule list message replies) and for kernel log records.
  * Input is untrusted text: every field is checked, malformed input gives an
  * error string and never a crash.  Fields a newer target appends are
  * skipped.  libc only: the host unit tests link this file as it is.
@@ -75,29 +75,44 @@ static int dft_parse_op_entry(char *tok, struct dft_op_stat *op)
 	return 0;
 }
 
-/* "id:seen:matched:injected": a rule entry of the INFO status. */
+/*
+ * "id:seen:matched:injected:action:enabled:seed": a rule entry of the INFO
+ * status.  A target older than the action, flag and seed gives only the
+ * first four fields: those three are then unknown.
+ */
 static int dft_parse_rule_entry(char *tok, struct dft_rule_stat *rs)
 {
-	char *f[4];
-	int i;
+	uint64_t enabled;
+	char *f[7];
+	int i, n;
 
-	for (i = 0; i < 4; i++) {
-		f[i] = strsep(&tok, ":");
-		if (!f[i])
-			return -EINVAL;
-	}
+	for (n = 0; n < 7 && tok; n++)
+		f[n] = strsep(&tok, ":");
 	memset(rs, 0, sizeof(*rs));
 	rs->enabled = -1;
-	if (tok || dft_parse_uint(f[0], &rs->id) || dft_parse_u64(f[1], &rs->seen) ||
+	if (tok || (n != 4 && n != 7))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!*f[i])
+			return -EINVAL;
+	if (dft_parse_uint(f[0], &rs->id) || dft_parse_u64(f[1], &rs->seen) ||
 	    dft_parse_u64(f[2], &rs->matched) || dft_parse_u64(f[3], &rs->injected))
 		return -EINVAL;
+	if (n == 4)
+		return 0;
+	if (dft_copy_name(rs->action, f[4]) || dft_parse_u64(f[5], &enabled) || enabled > 1 ||
+	    dft_parse_u64(f[6], &rs->seed))
+		return -EINVAL;
+	rs->enabled = enabled;
+	rs->has_seed = true;
 	return 0;
 }
 
 /**
  * dft_parse_info - parse the INFO status of a fault target
  * @status: "<nr_ops> <op>:<bios>:<bytes>:<failed>:<failed_bytes>... <nr_rules>
- *          <id>:<seen>:<matched>:<injected>..."
+ *          <id>:<seen>:<matched>:<injected>:<action>:<enabled>:<seed>... <held>"
+ *          (an older target: rule entries of four fields, no held count)
  * @st: filled in; free with dft_stats_free() (also after an error)
  * @err: on failure, what was wrong
  *
@@ -148,6 +163,12 @@ int dft_parse_info(const char *status, struct dft_stats *st, const char **err)
 		}
 		st->nr_rules++;
 	}
+	tok = dft_token(&s, " ");
+	if (tok && dft_parse_u64(tok, &st->held)) {
+		*err = "bad held count";
+		goto out;
+	}
+	st->has_held = tok != NULL;
 	r = 0;	/* what follows belongs to a newer target */
 out:
 	free(copy);
@@ -156,38 +177,6 @@ oom:
 	*err = "out of memory";
 	r = -ENOMEM;
 	goto out;
-}
-
-/* Fields of "key=value key=value ..." after the name/id word. */
-static int dft_parse_fields(char *s, const char *const *keys, uint64_t **vals,
-			    unsigned int nkeys, unsigned int required, char *action,
-			    bool *seed)
-{
-	unsigned int seen = 0, i;
-	char *tok, *eq;
-
-	while ((tok = dft_token(&s, " ")) != NULL) {
-		eq = strchr(tok, '=');
-		if (!eq || eq == tok)
-			return -EINVAL;
-		*eq++ = '\0';
-		if (action && !strcmp(tok, "action")) {
-			if (dft_copy_name(action, eq))
-				return -EINVAL;
-			continue;
-		}
-		for (i = 0; i < nkeys; i++) {
-			if (strcmp(tok, keys[i]))
-				continue;
-			if (dft_parse_u64(eq, vals[i]))
-				return -EINVAL;
-			seen |= 1U << i;
-			if (seed && !strcmp(tok, "seed"))
-				*seed = true;
-		}
-		/* keys we do not know are a newer target's: skipped */
-	}
-	return (seen & required) == required ? 0 : -EINVAL;
 }
 
 static int dft_stats_grow(void **arr, unsigned int nr, size_t size)
@@ -202,95 +191,6 @@ static int dft_stats_grow(void **arr, unsigned int nr, size_t size)
 		return -ENOMEM;
 	*arr = p;
 	return 0;
-}
-
-/**
- * dft_parse_stats_reply - parse the reply to the "stats" message
- * @reply: lines "op NAME bios=N bytes=N failed=N failed_bytes=N" and
- *         "rule ID action=A enabled=0|1 seen=N matched=N injected=N seed=N"
- * @st: filled in; free with dft_stats_free() (also after an error)
- * @err: on failure, what was wrong
- *
- * Return: 0, -EINVAL or -ENOMEM.
- */
-int dft_parse_stats_reply(const char *reply, struct dft_stats *st, const char **err)
-{
-	static const char *const op_keys[] = { "bios", "bytes", "failed", "failed_bytes" };
-	static const char *const rule_keys[] = {
-		"enabled", "seen", "matched", "injected", "seed"
-	};
-	char *copy, *s, *line, *kind, *word;
-	uint64_t enabled, *vals[5];
-	int r = -EINVAL;
-
-	memset(st, 0, sizeof(*st));
-	copy = strdup(reply ? reply : "");
-	if (!copy) {
-		*err = "out of memory";
-		return -ENOMEM;
-	}
-	s = copy;
-	while ((line = dft_token(&s, "\n")) != NULL) {
-		kind = dft_token(&line, " ");
-		word = kind ? dft_token(&line, " ") : NULL;
-		if (!kind)
-			continue;
-		if (!strcmp(kind, "op")) {
-			struct dft_op_stat *op;
-
-			if (st->nr_ops >= DFT_MAX_PARSED_OPS ||
-			    dft_stats_grow((void **)&st->ops, st->nr_ops, sizeof(*op)))
-				goto nomem;
-			op = &st->ops[st->nr_ops];
-			memset(op, 0, sizeof(*op));
-			vals[0] = &op->bios;
-			vals[1] = &op->bytes;
-			vals[2] = &op->failed;
-			vals[3] = &op->failed_bytes;
-			if (!word || dft_copy_name(op->name, word) ||
-			    dft_parse_fields(line, op_keys, vals, 4, 0xf, NULL, NULL)) {
-				*err = "bad op line";
-				goto out;
-			}
-			st->nr_ops++;
-		} else if (!strcmp(kind, "rule")) {
-			struct dft_rule_stat *rs;
-
-			if (st->nr_rules >= DFT_MAX_PARSED_RULES ||
-			    dft_stats_grow((void **)&st->rules, st->nr_rules, sizeof(*rs)))
-				goto nomem;
-			rs = &st->rules[st->nr_rules];
-			memset(rs, 0, sizeof(*rs));
-			vals[0] = &enabled;
-			vals[1] = &rs->seen;
-			vals[2] = &rs->matched;
-			vals[3] = &rs->injected;
-			vals[4] = &rs->seed;
-			enabled = 2;
-			if (!word || dft_parse_uint(word, &rs->id) ||
-			    dft_parse_fields(line, rule_keys, vals, 5, 0xf, rs->action,
-					     &rs->has_seed) ||
-			    enabled > 1 || !rs->action[0]) {
-				*err = "bad rule line";
-				goto out;
-			}
-			rs->enabled = enabled;
-			st->nr_rules++;
-		} else if (word && !dft_token(&line, " ") && st->nr_extra < DFT_MAX_EXTRA &&
-			   !dft_copy_name(st->extra[st->nr_extra].name, kind) &&
-			   !dft_parse_u64(word, &st->extra[st->nr_extra].val)) {
-			st->nr_extra++;		/* "held 2" */
-		}
-		/* other lines belong to a newer target */
-	}
-	r = 0;
-out:
-	free(copy);
-	return r;
-nomem:
-	*err = st->nr_ops >= DFT_MAX_PARSED_OPS ? "too many op lines" : "out of memory";
-	r = st->nr_ops >= DFT_MAX_PARSED_OPS ? -EINVAL : -ENOMEM;
-	goto out;
 }
 
 void dft_table_status_free(struct dft_table_status *ts)

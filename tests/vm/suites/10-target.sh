@@ -227,7 +227,33 @@ check "removed rule no longer fires" dmf-pattern write /dev/mapper/ms 0 4096 1
 dmsetup message ms 0 reset
 expect "reset clears the counters" "rule 1 action=error enabled=1 seen=0 matched=0 injected=0" \
 	"$(dmsetup message ms 0 stats | grep '^rule 1' | sed 's/ seed=.*//')"
+expect "status: the stats reply's rule and held counters, as words" \
+	"$(dmsetup message ms 0 stats | awk '/^rule 1/ {sub("seed=", "", $8); s = $8}
+		/^held/ {h = $2} END {print "1:0:0:0:error:1:" s, h}')" \
+	"$(dmsetup status ms | awk '{print $(NF - 1), $NF}')"
 dmsetup remove ms
+
+# --- seen: bios a rule was consulted for, skipped ones included -----------
+# seen RULE: the rule's seen count from the stats reply
+seen() {
+	dmsetup message sn 0 stats | awk -v r="$1" '$1 == "rule" && $2 == r {sub("seen=", "", $5); print $5}'
+}
+rd() {
+	dd if=/dev/mapper/sn of=/dev/null bs=4k count=1 skip="$1" iflag=direct status=none 2>/dev/null
+}
+dm_create sn "0 $S fault $NB 0 1 error:op=write,sectors=0-7"
+for i in 1 2 3 4; do rd $((i * 8)); done
+expect "seen: reads the set's bounds skip are seen by its rule" 4 "$(seen 1)"
+dmsetup message sn 0 rule add error:op=read,sectors=8-15 >/dev/null
+rd 16
+rd 24
+rd 1
+expect "seen: a rule added later sees only what came after it" 3 "$(seen 2)"
+expect "seen: a rule keeps what it saw across a rule change" 7 "$(seen 1)"
+dmsetup message sn 0 rule remove 2
+rd 16
+expect "seen: and across the removal of another rule" 8 "$(seen 1)"
+dmsetup remove sn
 
 # --- tracepoint ------------------------------------------------------------
 T=/sys/kernel/tracing
