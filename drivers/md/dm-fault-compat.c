@@ -8,7 +8,7 @@
  * changed how it prints its table; DMF_FLAKEY_V2 (set by Kbuild from the
  * kernel version) picks the flakey of the kernel this is built for.
  */
-#include <linux/slab.h>
+#include <linux/ctype.h>
 
 #include "dm-fault.h"
 
@@ -83,7 +83,7 @@ static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 
 	if (!as->argc)
 		return 0;
-	r = dm_read_arg_group(_args, as, &argc, &ti->error);
+	r = dmf_read_arg_group(_args, as, &argc, &ti->error);
 	if (r)
 		return r;
 	while (argc) {
@@ -102,7 +102,7 @@ static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 				ti->error = "Feature corrupt_bio_byte requires parameters";
 				return -EINVAL;
 			}
-			r = dm_read_arg(_args + 1, as, &ca->corrupt_byte, &ti->error);
+			r = dmf_read_arg(_args + 1, as, &ca->corrupt_byte, &ti->error);
 			if (r)
 				return r;
 			name = dm_shift_arg(as);
@@ -111,9 +111,9 @@ static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 				return -EINVAL;
 			}
 			ca->corrupt_dir = name[0] | 0x20;
-			r = dm_read_arg(_args + 2, as, &ca->corrupt_value, &ti->error);
+			r = dmf_read_arg(_args + 2, as, &ca->corrupt_value, &ti->error);
 			if (!r)
-				r = dm_read_arg(_args + 3, as, &ca->corrupt_flags, &ti->error);
+				r = dmf_read_arg(_args + 3, as, &ca->corrupt_flags, &ti->error);
 			if (r)
 				return r;
 			if (ca->corrupt_flags) {
@@ -124,8 +124,8 @@ static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 		} else if (DMF_FLAKEY_V2 && argc &&
 			   (!strcasecmp(name, "random_read_corrupt") ||
 			    !strcasecmp(name, "random_write_corrupt"))) {
-			r = dm_read_arg(_args + 4, as, name[7] == 'r' ? &ca->rrc : &ca->rwc,
-					&ti->error);
+			r = dmf_read_arg(_args + 4, as, name[7] == 'r' ? &ca->rrc : &ca->rwc,
+					 &ti->error);
 			if (r)
 				return r;
 			argc--;
@@ -219,9 +219,9 @@ int dmf_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = dmf_ctx_open(fc, &as);
 	if (r)
 		goto bad;
-	r = dm_read_arg(_args, &as, &fc->cargs.up, &ti->error);
+	r = dmf_read_arg(_args, &as, &fc->cargs.up, &ti->error);
 	if (!r)
-		r = dm_read_arg(_args + 1, &as, &fc->cargs.down, &ti->error);
+		r = dmf_read_arg(_args + 1, &as, &fc->cargs.down, &ti->error);
 	if (r)
 		goto bad;
 	if (!(fc->cargs.up + fc->cargs.down) || fc->cargs.up + fc->cargs.down < fc->cargs.up) {
@@ -293,7 +293,6 @@ int dmf_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	struct dmf_rule *rule;
 	unsigned int i, ms;
 	struct fault_c *fc;
-	char dummy;
 	int r;
 
 	if (argc != 3 && argc != 6 && argc != 9) {
@@ -315,7 +314,8 @@ int dmf_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			r = -EINVAL;
 			goto bad;
 		}
-		if (sscanf(argv[3 * i + 2], "%u%c", &ms, &dummy) != 1 || ms > 86400000) {
+		if (!isdigit(argv[3 * i + 2][0]) || kstrtouint(argv[3 * i + 2], 10, &ms) ||
+		    ms > 86400000) {
 			ti->error = "Invalid delay";
 			r = -EINVAL;
 			goto bad;

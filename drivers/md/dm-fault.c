@@ -67,6 +67,34 @@ int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind)
 	return 0;
 }
 
+/*
+ * dm_read_arg() and dm_read_arg_group() read with sscanf("%u"), which takes
+ * 4294967296 as 0: refuse first what kstrtouint() refuses, with the
+ * argument's own error text.
+ */
+static int dmf_arg_overflows(const struct dm_arg *arg, struct dm_arg_set *as, char **error)
+{
+	unsigned int v;
+
+	if (as->argc && kstrtouint(as->argv[0], 10, &v)) {
+		*error = arg->error;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int dmf_read_arg(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
+		 char **error)
+{
+	return dmf_arg_overflows(arg, as, error) ?: dm_read_arg(arg, as, value, error);
+}
+
+int dmf_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
+		       char **error)
+{
+	return dmf_arg_overflows(arg, as, error) ?: dm_read_arg_group(arg, as, value, error);
+}
+
 /* Parse "<dev> <offset>" and open the device. */
 int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 {
@@ -74,14 +102,14 @@ int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 	const char *devname = dm_shift_arg(as);
 	const char *offset = dm_shift_arg(as);
 	unsigned long long start;
-	char dummy;
 	int r;
 
 	if (!devname || !offset) {
 		ti->error = "Invalid argument count";
 		return -EINVAL;
 	}
-	if (sscanf(offset, "%llu%c", &start, &dummy) != 1 || start != (sector_t)start) {
+	/* not sscanf("%llu"): it takes 2^64 as 0 */
+	if (!isdigit(*offset) || kstrtoull(offset, 10, &start) || start != (sector_t)start) {
 		ti->error = "Invalid device sector";
 		return -EINVAL;
 	}
@@ -122,7 +150,7 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad;
 	if (as.argc) {
-		r = dm_read_arg(_args, &as, &nr, &ti->error);
+		r = dmf_read_arg(_args, &as, &nr, &ti->error);
 		if (r)
 			goto bad;
 		if (nr != as.argc) {
@@ -442,6 +470,15 @@ static int fault_msg_list(struct fault_c *fc, char *result, unsigned int maxlen)
  * rule add <rule> | rule replace <id> <rule> | rule remove|enable|disable <id>
  * | rule list
  */
+/* "rule replace <id> <rule>" or "rule remove|enable|disable <id>" */
+static bool fault_msg_rule_shape(unsigned int argc, char **argv)
+{
+	if (argc == 4)
+		return !strcasecmp(argv[1], "replace");
+	return argc == 3 && (!strcasecmp(argv[1], "remove") || !strcasecmp(argv[1], "enable") ||
+			     !strcasecmp(argv[1], "disable"));
+}
+
 static int fault_msg_rule(struct fault_c *fc, unsigned int argc, char **argv,
 			  char *result, unsigned int maxlen)
 {
@@ -457,17 +494,15 @@ static int fault_msg_rule(struct fault_c *fc, unsigned int argc, char **argv,
 		}
 	} else if (argc == 2 && !strcasecmp(argv[1], "list")) {
 		return fault_msg_list(fc, result, maxlen);
-	} else if (argc < 3 || argc > 4) {
+	} else if (!fault_msg_rule_shape(argc, argv)) {
 		/* Invalid rule message */
 	} else if (kstrtouint(argv[2], 10, &id)) {
 		error = "Invalid rule id";
-	} else if (argc == 4 && !strcasecmp(argv[1], "replace")) {
-		r = dmf_rules_replace(fc, id, argv[3], &error);
 	} else if (argc == 4) {
-		/* Invalid rule message */
+		r = dmf_rules_replace(fc, id, argv[3], &error);
 	} else if (!strcasecmp(argv[1], "remove")) {
 		r = dmf_rules_remove(fc, id, &error);
-	} else if (!strcasecmp(argv[1], "enable") || !strcasecmp(argv[1], "disable")) {
+	} else {
 		r = dmf_rules_enable(fc, id, tolower(argv[1][0]) == 'e', &error);
 	}
 	if (r) {
@@ -502,8 +537,8 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 
 	if (!argc)
 		return -EINVAL;
-	if (!strcasecmp(argv[0], "rule")) {
-		r = argc >= 2 ? fault_msg_rule(fc, argc, argv, result, maxlen) : -EINVAL;
+	if (argc >= 2 && !strcasecmp(argv[0], "rule")) {
+		r = fault_msg_rule(fc, argc, argv, result, maxlen);
 	} else if (argc == 1 && !strcasecmp(argv[0], "stats")) {
 		r = fault_msg_stats(fc, result, maxlen);
 	} else if (argc == 1 && !strcasecmp(argv[0], "log")) {

@@ -152,6 +152,10 @@ void dmf_rules_destroy(struct fault_c *fc);
 int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind);
 void dmf_ctx_destroy(struct dm_target *ti);
 int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
+int dmf_read_arg(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
+		 char **error);
+int dmf_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
+		       char **error);
 
 /* dm-fault-compat.c */
 int dmf_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);
