@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dmfault: rules on a live fault device (rule add, remove, enable, disable,
- * replace, list), sent as target messages without suspending the device.
+ * replace, list), sent as target messages without suspending the device,
+ * and rule check, which asks only the target's parser (rule.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -178,4 +179,37 @@ DFT_HANDLER(dft_cmd_rule_list)
 	}
 	free(reply);
 	return r;
+}
+
+/*
+ * rule check: each rule, raw or built from readable options, through the
+ * target's own parser.  One line a rule: the rule, a tab, and "ok" or the
+ * target's reason with the part it is about.  Exit 1 if any is refused.
+ */
+DFT_HANDLER(dft_cmd_rule_check)
+{
+	struct dft_rule_err rerr;
+	unsigned int i;
+	int r, ret = DFT_EXIT_OK;
+
+	(void)argc;
+	(void)argv;
+	if (!o->nr_rules)
+		return dft_usage_err(cmd, "no rule given (a RULE or --error, --drop, ...)");
+	for (i = 0; i < o->nr_rules; i++) {
+		memset(&rerr, 0, sizeof(rerr));
+		r = dft_rule_check(o->rules[i], &rerr);
+		if (r == -ENOMEM)
+			return dft_err("out of memory");
+		if (!r) {
+			printf("%s\tok\n", o->rules[i]);
+			continue;
+		}
+		printf("%s\t%s", o->rules[i], rerr.reason);
+		if (rerr.word[0])
+			printf(" (at '%s')", rerr.word);
+		printf("\n");
+		ret = DFT_EXIT_FAIL;
+	}
+	return ret;
 }

@@ -271,6 +271,7 @@ DFT_HANDLER(dft_cmd_rule_add);
 DFT_HANDLER(dft_cmd_rule_id);
 DFT_HANDLER(dft_cmd_rule_replace);
 DFT_HANDLER(dft_cmd_rule_list);
+DFT_HANDLER(dft_cmd_rule_check);
 DFT_HANDLER(dft_cmd_stats);
 DFT_HANDLER(dft_cmd_reset);
 DFT_HANDLER(dft_cmd_release);

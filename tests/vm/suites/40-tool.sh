@@ -229,6 +229,11 @@ for r in 'error:p=1e-30' 'error:p=0.0000000000000000001' 'corrupt:op=read+write'
 	expect "... and the kernel refuses it too: $r" "1 $n" \
 		"$? $(dmsetup message t0 0 rule list | wc -l)"
 done
+out=$(dmfault rule check 'error:p=1%' 'error:bogus=1' --error read:1e-30 2>&1)
+expect "rule check: one line a rule, the target's verdict and reason" \
+	"1|error:p=1%	ok|error:bogus=1	Unknown rule key (at 'bogus=1')|error:op=read,p=1e-30	Invalid value in rule (at 'p=1e-30')" \
+	"$?|$(echo "$out" | paste -sd '|')"
+check "rule check: every rule accepted, exit 0" dmfault rule check --drop write:5% 'delay:delay=1ms'
 check "a rule with an id in use" dmfault rule add t0 'error:id=77,op=flush,enabled=0'
 want "refused by the live device: the kernel's reason, exit 1" 1 \
 	"t0: rule 'error:id=77,op=flush': that id is already in use" \
