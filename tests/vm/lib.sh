@@ -15,7 +15,7 @@ _ktap_n=0 _ktap_pass=0 _ktap_fail=0 _ktap_skip=0
 ktap_begin() {
 	_ktap_suite=$1
 	echo "TAP version 13"
-	echo "# suite: $1 (kernel $KVER)"
+	echo "# suite: $1 (kernel $KVER, $(by_length long short) form)"
 }
 
 ok() {
@@ -157,6 +157,15 @@ ktap_end() {
 	echo "1..$_ktap_n"
 	echo "# Totals: pass:$_ktap_pass fail:$_ktap_fail xfail:0 xpass:0 skip:$_ktap_skip error:0"
 	[ "$_ktap_fail" -eq 0 ]
+}
+
+# --- test length -------------------------------------------------------------
+# make check runs the short forms of the long sweeps and loops, make
+# check-long (DMF_LONG=1) the full ones.
+
+# by_length LONG SHORT: prints LONG under DMF_LONG=1, SHORT otherwise
+by_length() {
+	if [ "${DMF_LONG:-0}" = 1 ]; then echo "$1"; else echo "$2"; fi
 }
 
 # --- devices ---------------------------------------------------------------

@@ -63,14 +63,16 @@ tables=("0 $S fault $DISK 0"
 	"0 $S fault $DISK 0 1 stall:op=write,sectors=0-130000,timeout=20ms"
 	"0 $S fault-flakey $DISK 0 180 0"
 	"0 $S fault-delay $DISK 0 0 $DISK 0 1")
+# make check: 25 swaps (each table five times); make check-long: 100
+nswaps=$(by_length 100 25)
 swaps=0
-for i in $(seq 100); do
+for i in $(seq $nswaps); do
 	dmsetup suspend --nolockfs sw || break
 	echo "${tables[$((i % ${#tables[@]}))]}" | dmsetup load sw || break
 	dmsetup resume sw || break
 	swaps=$((swaps + 1))
 done
-expect "100 live table swaps under fio" 100 "$swaps"
+expect "$nswaps live table swaps under fio" $nswaps "$swaps"
 touch /tmp/sw.stop
 wait $pid
 # a run that never happened is not a clean run: count them
@@ -85,8 +87,10 @@ dm_create mr "0 $S fault $DISK 0"
 $FIO --name=m --filename=/dev/mapper/mr --rw=randrw --bs=4k --size=64M --ioengine=libaio \
 	--iodepth=16 --time_based --runtime=900 --continue_on_error=all >/dev/null 2>&1 &
 pid=$!
+# make check: 30 rounds; make check-long: 60 (a reset every 10th either way)
+rounds=$(by_length 60 30)
 bad=0
-for i in $(seq 60); do
+for i in $(seq $rounds); do
 	id=$(dmsetup message mr 0 rule add "error:p=1%,sectors=$((i * 8))-$((i * 8 + 4000))") || bad=$((bad + 1))
 	dmsetup message mr 0 rule disable "$id" || bad=$((bad + 1))
 	dmsetup message mr 0 rule enable "$id" || bad=$((bad + 1))
@@ -95,8 +99,9 @@ for i in $(seq 60); do
 	[ $((i % 3)) -eq 0 ] && { dmsetup message mr 0 rule remove "$id" || bad=$((bad + 1)); }
 	[ $((i % 10)) -eq 0 ] && { dmsetup message mr 0 reset || bad=$((bad + 1)); }
 done
-expect "360 messages racing fio all succeeded" 0 "$bad"
-expect "rules left: 60 added, 20 removed" 40 "$(dmsetup message mr 0 rule list | wc -l)"
+expect "$((rounds * 5 + rounds / 3 + rounds / 10)) messages racing fio all succeeded" 0 "$bad"
+expect "rules left: $rounds added, $((rounds / 3)) removed" $((rounds - rounds / 3)) \
+	"$(dmsetup message mr 0 rule list | wc -l)"
 kill $pid 2>/dev/null
 wait $pid
 check "device removes after the race" dmsetup remove mr
