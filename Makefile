@@ -5,6 +5,7 @@
 #
 #   make            modules for each kernel in /lib/modules + tools/dmfault
 #   make check      host unit tests, fuzz smoke, VM suites on every kernel
+#   make check-long make check with the full sweeps and loops (DMF_LONG=1)
 #   make demo       a fault device under fio in a VM, with its statistics
 #   make lint       checkpatch --strict, sparse (C=1), W=1: warnings are errors
 #   make bench      side-by-side ratios under QEMU -icount
@@ -20,7 +21,7 @@ K = $${KVERS:-$$(scripts/kvers.sh)}
 export KVERS
 SRCS := Kbuild lib drivers mm include
 
-.PHONY: all modules tools check unit fuzz vmtest demo lint bench clean deps
+.PHONY: all modules tools check check-long unit fuzz vmtest demo lint bench clean deps
 
 all: modules tools
 
@@ -52,6 +53,10 @@ fuzz: deps-check
 check: deps-check
 	@$(MAKE) -s modules tools
 	@tests/check $(K)
+
+check-long: deps-check
+	@$(MAKE) -s modules tools
+	@DMF_LONG=1 tests/check $(K)
 
 demo: deps-check
 	@$(MAKE) -s modules tools

@@ -15,7 +15,7 @@ _ktap_n=0 _ktap_pass=0 _ktap_fail=0 _ktap_skip=0
 ktap_begin() {
 	_ktap_suite=$1
 	echo "TAP version 13"
-	echo "# suite: $1 (kernel $KVER)"
+	echo "# suite: $1 (kernel $KVER, $(by_length long short) form)"
 }
 
 ok() {
@@ -69,10 +69,103 @@ within() {
 	fi
 }
 
+# --- negative tests --------------------------------------------------------
+# A test that something fails or is refused first asserts that the thing
+# under test exists, and then checks why it failed: the text the kernel
+# logged, or the errno text or message of the command, never just a
+# non-zero exit (a device that was never created fails every I/O too).
+
+# kmsg_mark: put a line of our own in the kernel log.  kmsg_since prints what
+# the kernel logged after the last mark (whatever dmesg -C did before).
+kmsg_mark() {
+	_kmsg_tag="dmf-test: mark $BASHPID.$RANDOM.$RANDOM"
+	echo "$_kmsg_tag" > /dev/kmsg
+}
+
+kmsg_since() {
+	dmesg | awk -v t="$_kmsg_tag" 'index($0, t) {b = ""; f = 1; next} f {b = b $0 "\n"}
+		END {printf "%s", b}'
+}
+
+# refused NAME REASON CMD [ARGS...]: CMD fails, and REASON (an extended
+# regular expression) is in what the kernel logged while it ran or in CMD's
+# own output.
+refused() {
+	local name=$1 reason=$2 out log
+
+	shift 2
+	kmsg_mark
+	if out=$("$@" 2>&1); then
+		fail "$name" "accepted: $*" "$out"
+		return 0
+	fi
+	log=$(kmsg_since)
+	if printf '%s\n%s\n' "$log" "$out" | grep -Eq -- "$reason"; then
+		ok "$name"
+	else
+		fail "$name" "refused, but not for: $reason" "command: $*" "output: $out" \
+			"kernel: $(echo "$log" | tail -n 5)"
+	fi
+}
+
+# write_refused NAME FILE VALUE REASON: FILE (a knob) exists, and writing
+# VALUE to it is refused for REASON (see refused: the errno text of the
+# write, such as "Invalid argument", or what the kernel logged).
+write_refused() {
+	if [ ! -e "$2" ]; then
+		fail "$1" "$2 does not exist: nothing to refuse"
+		return 0
+	fi
+	refused "$1" "$4" bash -c 'echo "$1" > "$2"' write "$3" "$2"
+}
+
+# dm_exists NAME: the dm device NAME is there, and so is its node.
+dm_exists() {
+	dmsetup info "$1" > /dev/null 2>&1 && [ -b "/dev/mapper/$1" ]
+}
+
+# io_fails NAME DM-NAME ERROR CMD [ARGS...]: the dm device DM-NAME exists,
+# and CMD fails with ERROR (a string such as "Input/output error") in its
+# output.
+io_fails() {
+	local name=$1 dev=$2 why=$3 out
+
+	shift 3
+	if ! dm_exists "$dev"; then
+		fail "$name" "device $dev does not exist: nothing to fail"
+		return 0
+	fi
+	if out=$("$@" 2>&1); then
+		fail "$name" "succeeded: $*" "$out"
+	elif [[ $out == *"$why"* ]]; then
+		ok "$name"
+	else
+		fail "$name" "failed, but not with '$why': $*" "$out"
+	fi
+}
+
+# dm_refused NAME TYPE REASON TABLE: the kernel refuses to create a device
+# from TABLE, and logs "table: MAJ:MIN: TYPE: REASON" (REASON a regular
+# expression).  A device it made anyway is removed.
+dm_refused() {
+	refused "$1" "table: [0-9]+:[0-9]+: $2: $3" dmsetup create dmf-refused --table "$4"
+	dmsetup remove dmf-refused > /dev/null 2>&1
+	return 0
+}
+
 ktap_end() {
 	echo "1..$_ktap_n"
 	echo "# Totals: pass:$_ktap_pass fail:$_ktap_fail xfail:0 xpass:0 skip:$_ktap_skip error:0"
 	[ "$_ktap_fail" -eq 0 ]
+}
+
+# --- test length -------------------------------------------------------------
+# make check runs the short forms of the long sweeps and loops, make
+# check-long (DMF_LONG=1) the full ones.
+
+# by_length LONG SHORT: prints LONG under DMF_LONG=1, SHORT otherwise
+by_length() {
+	if [ "${DMF_LONG:-0}" = 1 ]; then echo "$1"; else echo "$2"; fi
 }
 
 # --- devices ---------------------------------------------------------------
@@ -110,7 +203,11 @@ nullb_destroy() {
 
 # dm_create NAME TABLE: create a device and wait for its node.
 dm_create() {
-	echo "$2" | dmsetup create "$1"
+	local out
+
+	out=$(echo "$2" | dmsetup create "$1" 2>&1) && return 0
+	echo "# dm_create $1 failed: $out" | head -n 3
+	return 1
 }
 
 dm_size() {

@@ -79,7 +79,9 @@ counters() {	# counters HOOKDIR: "SEEN EVALUATED PASSED INJECTED"
 
 # sys MARK NTH OP... [-- PROG ARGS]: run the helper held at a fifo until
 # it is marked (MARK=1) and/or given fail-nth NTH (> 0).  Sets spid (its
-# pid), src (its exit status) and errs (the errno of each OP, in order).
+# pid), src (its exit status), errs (the errno of each OP, in order) and
+# sarmed ("FAILSLAB FAIL_PAGE_ALLOC", each armed or off, as the helper was
+# let go: a test that nothing fails first shows the hook was armed).
 sys() {
 	local mark=$1 nth=$2 i
 
@@ -94,6 +96,7 @@ sys() {
 	done
 	[ "$mark" = 1 ] && put $D/mark $spid
 	[ "$nth" -gt 0 ] && put $D/fail-nth "$spid $nth"
+	sarmed="$(armed $SL) $(armed $PG)"
 	echo go > $W/fifo
 	wait $spid
 	src=$?
@@ -159,30 +162,27 @@ for p in "5:5%" "0.1%:0.1%" "1/1000:0.1%" "1/3:1/3" "1e-6:0.0001%" "100:100%"; d
 	put $SL/probability "${p%%:*}"
 	expect "probability '${p%%:*}' reads back '${p#*:}'" "${p#*:}" "$(cat $SL/probability)"
 done
-if echo 101 > $SL/probability 2>/dev/null || echo abc > $SL/probability 2>/dev/null; then
-	fail "probability 101 and abc are refused"
-else
-	ok "probability 101 and abc are refused"
-fi
+write_refused "probability 101 is refused (ERANGE)" $SL/probability 101 \
+	"Numerical result out of range"
+write_refused "probability abc is refused (EINVAL)" $SL/probability abc "Invalid argument"
+expect "refused probabilities change nothing" "100%" "$(cat $SL/probability)"
 put $SL/probability 0
 put $SL/interval 5
 expect "interval 0 is taken, as 1 (the kernel's reading)" "taken 1" \
 	"$(echo 0 > $SL/interval 2> /dev/null && echo taken || echo refused) $(cat $SL/interval)"
 sleep 60 &
 sp=$!
-if echo "$sp 999999" > $D/mark 2> /dev/null || echo "$sp x" > $D/mark 2> /dev/null; then
-	fail "a mark list with a bad PID is refused"
-else
-	expect "a mark list with a bad PID is refused whole: the good one is not marked" \
-		"" "$(grep -x "$sp" $D/mark)"
-fi
+write_refused "a mark list with a PID that does not exist is refused (ESRCH)" $D/mark \
+	"$sp 999999" "No such process"
+write_refused "a mark list with a PID that is not a number is refused (EINVAL)" $D/mark \
+	"$sp x" "Invalid argument"
+expect "a mark list with a bad PID is refused whole: the good one (alive) is not marked" \
+	"alive " "$(kill -0 $sp && echo alive) $(grep -x "$sp" $D/mark)"
 put $D/mark $sp
-if echo "$sp 999999" > $D/unmark 2> /dev/null; then
-	fail "an unmark list with a bad PID is refused"
-else
-	expect "an unmark list with a bad PID is refused whole: the good one stays marked" \
-		"$sp" "$(grep -x "$sp" $D/mark)"
-fi
+write_refused "an unmark list with a PID that does not exist is refused (ESRCH)" $D/unmark \
+	"$sp 999999" "No such process"
+expect "an unmark list with a bad PID is refused whole: the good one stays marked" \
+	"$sp" "$(grep -x "$sp" $D/mark)"
 kill $sp
 wait $sp 2> /dev/null
 
@@ -200,7 +200,8 @@ for i in $(seq 200); do
 	cat /proc/self/stat > /dev/null || nfail=$((nfail + 1))
 done
 expect "armed at 100%, unmarked: 200 creates and /proc reads all succeed" "0" "$nfail"
-expect "unmarked: nothing injected" "$inj0" "$(counter $SL injected)"
+expect "unmarked: nothing injected (the hook armed)" "armed $inj0" \
+	"$(armed $SL) $(counter $SL injected)"
 
 mkdir -p $W/t
 rm -f $W/ready $W/fifo
@@ -247,8 +248,10 @@ expect "the mark is gone when the task exits" "" "$(cat $D/mark)"
 # nothing (the hook is disarmed here, so nothing counts in between)
 put $SL/probability 0
 c1=$(counters $SL)
-w=$(for v in 1 -1 00 zero; do echo "$v" > $SL/counters 2> /dev/null && echo -n "$v "; done)
-expect "counters: 1, -1, 00, zero are refused and change nothing" " $c1" "$w $(counters $SL)"
+for v in 1 -1 00 zero; do
+	write_refused "counters: $v is refused (EINVAL)" $SL/counters "$v" "Invalid argument"
+done
+expect "counters: the refused writes change nothing" "$c1" "$(counters $SL)"
 put $SL/counters 0
 expect "counters: 0 zeroes seen, evaluated, passed, injected (were $c1)" "0 0 0 0" "$(counters $SL)"
 
@@ -261,7 +264,8 @@ put $SL/probability 100
 sys 1 0 "fork:$W/c1" "creat:$W/c2"
 expect "mark inherited: a child forked after marking fails too" "$ENOMEM $ENOMEM" "$errs"
 sys 0 0 "fork:$W/c3" "creat:$W/c4"
-expect "unmarked: the same child and parent succeed" "0 0" "$errs"
+expect "unmarked: the same child and parent succeed (failslab armed)" "armed 0 0" \
+	"${sarmed%% *} $errs"
 expect "no mark left after the marked tasks exited" "" "$(cat $D/mark)"
 # Disarmed first: a child marked before its exec is done would have its
 # exec failed (names_cache at 100 %), as it should.
@@ -277,11 +281,8 @@ m2=$(cat $D/mark)
 put $D/unmark $pid
 expect "mark, unmark by -PID, mark, unmark by the unmark file" "$pid||$pid|" \
 	"$m1|$a|$m2|$(cat $D/mark)"
-if echo 4000000 > $D/mark 2>/dev/null; then
-	fail "marking a pid that does not exist is refused"
-else
-	ok "marking a pid that does not exist is refused"
-fi
+write_refused "marking a pid that does not exist is refused (ESRCH)" $D/mark 4000000 \
+	"No such process"
 kill $pid
 wait $pid 2>/dev/null
 
@@ -321,7 +322,8 @@ put $SL/cache-filter names_cache
 put $SL/probability 100
 put $SL/ignore-gfp-wait Y
 sys 1 0 "creat:$W/w1"
-expect "failslab ignore-gfp-wait=Y: GFP_KERNEL allocations are not failed" "0" "$errs"
+expect "failslab ignore-gfp-wait=Y: GFP_KERNEL allocations are not failed (armed)" "armed 0" \
+	"${sarmed%% *} $errs"
 put $SL/ignore-gfp-wait N
 sys 1 0 "creat:$W/w2"
 expect "failslab ignore-gfp-wait=N: they are" "$ENOMEM" "$errs"
@@ -335,13 +337,15 @@ put $PG/task-filter Y
 put $PG/probability 100
 put $PG/min-order 3
 sys 1 0 "setpipe:1048576"
-expect "min-order=3: an order-2 allocation passes" "0" "$errs"
+expect "min-order=3: an order-2 allocation passes (fail_page_alloc armed)" "armed 0" \
+	"${sarmed##* } $errs"
 put $PG/min-order 2
 sys 1 0 "setpipe:1048576"
 expect "min-order=2: the order-2 allocation fails" "$ENOMEM" "$errs"
 put $PG/ignore-gfp-wait Y
 sys 1 0 "setpipe:1048576"
-expect "fail_page_alloc ignore-gfp-wait=Y: the GFP_KERNEL one passes" "0" "$errs"
+expect "fail_page_alloc ignore-gfp-wait=Y: the GFP_KERNEL one passes (armed)" "armed 0" \
+	"${sarmed##* } $errs"
 reset
 put $PG/task-filter Y
 put $PG/probability 100
@@ -349,8 +353,8 @@ put $PG/min-order 0
 put $PG/require-symbol pipe_write
 i0=$(counter $PG injected)
 sys 1 0 "pipewrite"
-expect "ignore-gfp-highmem=Y: a GFP_HIGHUSER page for a pipe write passes" \
-	"0 0" "$errs $(($(counter $PG injected) - i0))"
+expect "ignore-gfp-highmem=Y: a GFP_HIGHUSER page for a pipe write passes (armed)" \
+	"armed 0 0" "${sarmed##* } $errs $(($(counter $PG injected) - i0))"
 put $PG/ignore-gfp-highmem N
 sys 1 0 "pipewrite"
 expect "ignore-gfp-highmem=N: it fails, one fault" \
@@ -366,8 +370,8 @@ put $SL/require-module dm-mod
 expect "require-module reads back normalised" "dm_mod" "$(cat $SL/require-module)"
 i0=$(counter $SL injected)
 sys 1 0 "creat:$W/m1" "mkdir:$W/m2"
-expect "require-module=dm_mod: tmpfs creat and mkdir are out of scope" \
-	"0 0 0" "$errs $(($(counter $SL injected) - i0))"
+expect "require-module=dm_mod: tmpfs creat and mkdir are out of scope (armed)" \
+	"armed 0 0 0" "${sarmed%% *} $errs $(($(counter $SL injected) - i0))"
 sys 1 0 -- "$DMSETUP" create dmfa-m --table "0 $S linear $NB 0"
 r=$src
 expect "require-module=dm_mod: a marked dmsetup create fails, one fault" \
@@ -378,8 +382,8 @@ put $SL/times 1
 put $SL/reject-module dm_mod
 i0=$(counter $SL injected)
 sys 1 0 -- "$DMSETUP" create dmfa-m --table "0 $S linear $NB 0"
-expect "reject-module=dm_mod overrides the require: dmsetup create succeeds" \
-	"0 0" "$src $(($(counter $SL injected) - i0))"
+expect "reject-module=dm_mod overrides the require: dmsetup create succeeds (armed)" \
+	"armed 0 0" "${sarmed%% *} $src $(($(counter $SL injected) - i0))"
 $DMSETUP remove dmfa-m
 put $SL/reject-module ""
 put $SL/require-module ""
@@ -388,8 +392,8 @@ put $SL/times -1
 put $SL/require-symbol dm_mod:dm_table_create
 i0=$(counter $SL injected)
 sys 1 0 -- "$DMSETUP" ls
-expect "require-symbol=dm_mod:dm_table_create: dmsetup ls is out of scope" \
-	"0 0" "$src $(($(counter $SL injected) - i0))"
+expect "require-symbol=dm_mod:dm_table_create: dmsetup ls is out of scope (armed)" \
+	"armed 0 0" "${sarmed%% *} $src $(($(counter $SL injected) - i0))"
 sys 1 0 -- "$DMSETUP" create dmfa-s --table "0 $S linear $NB 0"
 if [ $src -ne 0 ] && [ $(($(counter $SL injected) - i0)) -ge 1 ] &&
 	grep -q "Cannot allocate memory" $W/out; then
@@ -400,11 +404,8 @@ else
 fi
 $DMSETUP remove dmfa-s > /dev/null 2>&1
 put $SL/require-symbol ""
-if echo no_such_symbol_dmfa > $SL/require-symbol 2>/dev/null; then
-	fail "require-symbol of an unknown symbol is refused"
-else
-	ok "require-symbol of an unknown symbol is refused"
-fi
+write_refused "require-symbol of an unknown symbol is refused, the symbol named" \
+	$SL/require-symbol no_such_symbol_dmfa "dmf_alloc: failslab: no symbol no_such_symbol_dmfa"
 
 put $SL/cache-filter dentry
 put $SL/require-symbol do_mkdirat
@@ -430,7 +431,8 @@ put $SL/cache-filter ""
 put $SL/require-start 1
 put $SL/require-end 1
 sys 1 0 "creat:$W/y5"
-expect "require-start/end with an empty range: nothing in scope" "0" "$errs"
+expect "require-start/end with an empty range: nothing in scope (armed)" "armed 0" \
+	"${sarmed%% *} $errs"
 
 # Naming the allocators themselves while the hooks are armed and other
 # tasks allocate: resolving a name must not place a probe on it (this
@@ -480,7 +482,8 @@ if tests_unload_ok=$("$top/tests/vm/unload" dm-fault 2>&1); then
 	put $SL/times 1
 	put $SL/probability 100
 	sys 1 0 -- "$DMSETUP" create dmfa-l --table "0 $S linear $NB 0"
-	expect "require-module=dm_fault (loaded later): dm-linear is out of scope" "0" "$src"
+	expect "require-module=dm_fault (loaded later): dm-linear is out of scope (armed)" \
+		"armed 0" "${sarmed%% *} $src"
 	$DMSETUP remove dmfa-l
 	sys 1 0 -- "$DMSETUP" create dmfa-f --table "0 $S fault $NB 0"
 	expect "require-module=dm_fault (loaded later): the fault target's create fails" \
@@ -551,11 +554,8 @@ put $D/fail-nth "-$spid"
 sys 0 1 "fork:$W/n11" "creat:$W/n12"
 expect "fail-nth is not inherited: the child's creat is not counted" "0 $ENOMEM" "$errs"
 put $D/fail-nth "-$spid"
-if echo "1 -3" > $D/fail-nth 2>/dev/null || echo "x" > $D/fail-nth 2>/dev/null; then
-	fail "fail-nth refuses malformed input"
-else
-	ok "fail-nth refuses malformed input"
-fi
+write_refused "fail-nth refuses a negative count (EINVAL)" $D/fail-nth "1 -3" "Invalid argument"
+write_refused "fail-nth refuses a word (EINVAL)" $D/fail-nth x "Invalid argument"
 
 # --- fail-nth sweeps over dmsetup create / message / remove -------------------
 # Both hooks count the allocations made under dm_mod (the fault target's
@@ -579,13 +579,27 @@ for h in $SL $PG; do
 done
 TABLE="0 $S fault $NB 0 1 error:op=read,p=1%"
 
-# sweep NAME SETUP CLEANUP -- DMSETUP-ARGS: one sweep; SETUP and CLEANUP run unmarked
+# Under make check (DMF_LONG unset) a sweep takes every step up to
+# SWEEP_HEAD, then every SWEEP_STRIDE-th one, still until a run that
+# completes without a fault; make check-long (DMF_LONG=1) takes every step.
+SWEEP_HEAD=$(by_length 2000 20)
+SWEEP_STRIDE=$(by_length 1 7)
+
+# sweep NAME SETUP CLEANUP -- DMSETUP-ARGS: one sweep; SETUP and CLEANUP run
+# unmarked.  A step that fails must have had its fault injected, and say
+# so: an allocation failure's errno (ENOMEM, or ENXIO when dm cannot
+# allocate the device itself); a step without a fault must succeed.
 sweep() {
-	local name=$1 setup=$2 cleanup=$3 n left faulted=0 failed=0 bad="" l0 t
+	local name=$1 setup=$2 cleanup=$3 n left faulted=0 failed=0 bad="" l0 t steps=0
+	local why="failed: (Cannot allocate memory|No such device or address)"
 
 	shift 4
-	for ((n = 1; n <= 2000; n++)); do
-		eval "$setup"
+	for ((n = 1; n <= 2000; n += n < SWEEP_HEAD ? 1 : SWEEP_STRIDE)); do
+		steps=$((steps + 1))
+		if ! eval "$setup"; then
+			bad+="step $n: setup failed; "
+			break
+		fi
 		l0=$(dmesg_lines)
 		sys 0 $n -- "$DMSETUP" "$@"
 		left=$(nth_left $spid)
@@ -594,15 +608,17 @@ sweep() {
 		[ -n "$t" ] && bad+="step $n: kernel: $t; "
 		if [ "$src" -ne 0 ]; then
 			failed=$((failed + 1))
-			grep -qiE "fail|error|cannot|not" $W/out ||
-				bad+="step $n: exit $src without an error message; "
+			[ "${left%% *}" = 0 ] ||
+				bad+="step $n: exit $src with no fault injected: $(head -n 2 $W/out); "
+			grep -qE "$why" $W/out ||
+				bad+="step $n: exit $src, not for a failed allocation: $(head -n 2 $W/out); "
 		fi
 		eval "$cleanup" || bad+="step $n: cleanup failed; "
 		[ "${left%% *}" = 0 ] || break
 		faulted=$((faulted + 1))
 	done
 	if [ -z "$bad" ] && [ "$n" -le 2000 ]; then
-		ok "sweep $name: $faulted faulted runs ($failed failed cleanly), run $n clean"
+		ok "sweep $name: $steps steps, $faulted faulted runs ($failed failed cleanly), run $n clean"
 	else
 		fail "sweep $name" "$bad" "stopped at step $n"
 	fi
@@ -695,12 +711,11 @@ if "$top/tests/vm/unload" dmf_alloc; then
 	# note on #4 (an int3 left in kmem_cache_alloc_noprof once on 6.12)
 	put $SL/probability 0
 	rmmod dmf_alloc
-	if insmod "$ko" failslab=1,2,3 2>/dev/null; then
-		fail "failslab=1,2,3 (three fields) is refused"
-		rmmod dmf_alloc
-	else
-		ok "failslab=1,2,3 (three fields) is refused"
-	fi
+	check "the module file is there" test -f "$ko"
+	refused "failslab=1,2,3 (three fields) is refused, the format named" \
+		"dmf_alloc: failslab=1,2,3: expected <interval>,<probability>,<space>,<times>" \
+		insmod "$ko" failslab=1,2,3
+	grep -q '^dmf_alloc ' /proc/modules && rmmod dmf_alloc
 	insmod "$ko" entry_probes=1
 	expect "entry_probes=1: the entry points even where should_failslab exists" "0" \
 		"$(grep -c should_ $SL/probes $PG/probes | awk -F: '{s += $2} END {print s}')"
