@@ -42,13 +42,13 @@ case_fail() {
 # case's part of it must hold the case's reason.  The log is not cleared:
 # the harness reads it after the suite.
 declare -A want what
-log_mark() {
+case_mark() {
 	n_cases=$((n_cases + 1))
 	echo "dmf-hostile: case $n_cases" >/dev/kmsg
 }
 
-# refused CASE REASON: the case was refused; check its log part later.
-refused() {
+# case_refused CASE REASON: the case was refused; check its log part later.
+case_refused() {
 	what[$n_cases]=$1
 	want[$n_cases]=$2
 	[ ${#want[@]} -ge 50 ] && check_logs
@@ -73,23 +73,23 @@ check_logs() {
 
 # refused_table TABLE REASON: dmsetup create fails, the kernel says REASON.
 refused_table() {
-	log_mark
+	case_mark
 	if echo "$1" | dmsetup create hx >/dev/null 2>&1; then
 		dmsetup remove hx >/dev/null 2>&1
 		case_fail "accepted: ${1:0:200}"
 		return
 	fi
-	refused "table: $1" "$2"
+	case_refused "table: $1" "$2"
 }
 
 # refused_msg MESSAGE... : dmsetup message to d0 fails and logs $reason.
 refused_msg() {
-	log_mark
+	case_mark
 	if dmsetup message d0 0 -- "$@" >/dev/null 2>&1; then
 		case_fail "message accepted: $*"
 		return
 	fi
-	refused "message: $*" "$reason"
+	case_refused "message: $*" "$reason"
 }
 
 # --- rules: every refused rule of the unit corpus and of a generated set --
@@ -143,11 +143,11 @@ refused_table "0 $S fault $NB 0 1 error error" "Rule count does not match the ru
 refused_table "0 $S fault $NB 0 2 error:id=5 drop:id=5" "Rule id already in use"
 full="0 $S fault $NB 0 256 $(for i in $(seq 256); do printf 'error:op=flush,enabled=0 '; done)"
 check "256 rules, the limit, are taken" dm_create full "$full"
-log_mark
+case_mark
 if dmsetup message full 0 rule add error:op=flush >/dev/null 2>&1; then
 	case_fail "a 257th rule was added"
 else
-	refused "message: a 257th rule" "Too many rules"
+	case_refused "message: a 257th rule" "Too many rules"
 fi
 dmsetup remove full
 

@@ -130,8 +130,8 @@ json "list --json" \
 expect "list --bytes" "$((S * 512))" "$(dmfault list --bytes | awk '$1 == "t0" {print $2}')"
 
 # --- I/O, stats, log ------------------------------------------------------
-dd if=/dev/mapper/t0 of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
-expect "the once rule failed the first read" 1 $?
+io_fails "the once rule failed the first read" t0 "Input/output error" \
+	dd if=/dev/mapper/t0 of=/dev/null bs=4k count=1 iflag=direct
 check "the second read passes" dd if=/dev/mapper/t0 of=/dev/null bs=4k count=1 iflag=direct
 out=$(dmfault stats t0)
 expect "stats: rule 1 injected 1" "1" "$(echo "$out" | awk '$1 == "1" && $2 == "error" {print $6}')"
@@ -200,7 +200,7 @@ expect "reset clears the log" "" "$(dmfault log t0)"
 # --- errors named, with exit statuses -------------------------------------
 want "no such device" 1 "nosuch: no such device" dmfault stats nosuch
 want "no such device (rule add)" 1 "nosuch: no such device" dmfault rule add nosuch --error read
-dm_create lin "0 $S linear $NB 0"
+check "a linear device" dm_create lin "0 $S linear $NB 0"
 want "not a fault device" 1 "lin: not a fault device" dmfault stats lin
 want "not a fault device (rule list)" 1 "lin: not a fault device" dmfault rule list lin
 want "remove refuses a device that is not a fault device" 1 "not a fault device" \
@@ -254,6 +254,7 @@ else
 	skip "permission denied" "no setpriv"
 fi
 exec 3</dev/mapper/t0
+expect "t0 is held open" 1 "$(dmsetup info -c --noheadings -o open t0)"
 want "busy device" 1 "t0: device is busy" dmfault remove t0
 exec 3<&-
 
