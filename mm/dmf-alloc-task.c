@@ -26,111 +26,111 @@
 #include "dmf-alloc.h"
 
 /* pid -> the marked task */
-static DEFINE_XARRAY(dmf_marks);
-/* pid -> struct dmf_nth */
-static DEFINE_XARRAY(dmf_nths);
+static DEFINE_XARRAY(dmfa_marks);
+/* pid -> struct dmfa_nth */
+static DEFINE_XARRAY(dmfa_nths);
 
-struct dmf_nth {
+struct dmfa_nth {
 	struct task_struct *task;	/* NULL once the task has exited */
 	atomic_t left;			/* allocations to go; 0: the fault fired */
 	struct rcu_head rcu;
 };
 
 /* Set while this CPU updates the marks: its allocations are not failed. */
-DEFINE_PER_CPU(unsigned int, dmf_busy);
+DEFINE_PER_CPU(unsigned int, dmfa_busy);
 
-static struct tracepoint *dmf_tp_fork;
-static struct tracepoint *dmf_tp_exit;
+static struct tracepoint *dmfa_tp_fork;
+static struct tracepoint *dmfa_tp_exit;
 
-static void dmf_rearm(struct work_struct *work)
+static void dmfa_rearm(struct work_struct *work)
 {
-	dmf_update_all();
+	dmfa_update_all();
 }
 
-static DECLARE_WORK(dmf_rearm_work, dmf_rearm);
+static DECLARE_WORK(dmfa_rearm_work, dmfa_rearm);
 
-static void dmf_rearm_queue(struct irq_work *w)
+static void dmfa_rearm_queue(struct irq_work *w)
 {
-	queue_work(system_wq, &dmf_rearm_work);
+	queue_work(system_wq, &dmfa_rearm_work);
 }
 
-static DEFINE_IRQ_WORK(dmf_rearm_irq, dmf_rearm_queue);
+static DEFINE_IRQ_WORK(dmfa_rearm_irq, dmfa_rearm_queue);
 
 /**
- * dmf_rearm_soon - have the hooks re-armed or disarmed to match their state
+ * dmfa_rearm_soon - have the hooks re-armed or disarmed to match their state
  *
- * For the probe handler, which cannot take dmf_alloc_lock: when a
+ * For the probe handler, which cannot take dmfa_lock: when a
  * fail-nth count fires or times runs out, the hook may have nothing left
  * to do.  An irq_work, safe from the breakpoint handler, queues the work.
  */
-void dmf_rearm_soon(void)
+void dmfa_rearm_soon(void)
 {
-	irq_work_queue(&dmf_rearm_irq);
+	irq_work_queue(&dmfa_rearm_irq);
 }
 
-static bool dmf_task_marked(void)
+static bool dmfa_task_marked(void)
 {
-	return dmf_arch_in_task() && xa_load(&dmf_marks, current->pid) == current;
+	return dmfa_arch_in_task() && xa_load(&dmfa_marks, current->pid) == current;
 }
 
 /* Caller holds rcu_read_lock(). */
-static struct dmf_nth *dmf_nth_current(void)
+static struct dmfa_nth *dmfa_nth_current(void)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 
-	if (!dmf_arch_in_task())
+	if (!dmfa_arch_in_task())
 		return NULL;
-	e = xa_load(&dmf_nths, current->pid);
+	e = xa_load(&dmfa_nths, current->pid);
 	return e && READ_ONCE(e->task) == current ? e : NULL;
 }
 
 /* Has current a fail-nth count that has not fired yet? */
-bool dmf_nth_pending(void)
+bool dmfa_nth_pending(void)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 	bool r;
 
 	rcu_read_lock();
-	e = dmf_nth_current();
+	e = dmfa_nth_current();
 	r = e && atomic_read(&e->left) > 0;
 	rcu_read_unlock();
 	return r;
 }
 
 /* The engine's fail_nth(): 1 fail, 0 not yet, -1 no count (or it fired). */
-static int dmf_task_fail_nth(void)
+static int dmfa_task_fail_nth(void)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 	int r = -1;
 
 	rcu_read_lock();
-	e = dmf_nth_current();
+	e = dmfa_nth_current();
 	if (e) {
 		int left = atomic_dec_if_positive(&e->left);
 
 		if (left >= 0)
 			r = !left;
 		if (!left)
-			dmf_rearm_soon();
+			dmfa_rearm_soon();
 	}
 	rcu_read_unlock();
 	return r;
 }
 
 static const struct dmf_task_ops dmf_task_ops = {
-	.marked = dmf_task_marked,
-	.fail_nth = dmf_task_fail_nth,
+	.marked = dmfa_task_marked,
+	.fail_nth = dmfa_task_fail_nth,
 };
 
 /* Is a fail-nth count pending in a live task?  The hooks stay armed while one is. */
-bool dmf_nth_active(void)
+bool dmfa_nth_active(void)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 	unsigned long pid;
 	bool r = false;
 
 	rcu_read_lock();
-	xa_for_each(&dmf_nths, pid, e) {
+	xa_for_each(&dmfa_nths, pid, e) {
 		if (READ_ONCE(e->task) && atomic_read(&e->left) > 0) {
 			r = true;
 			break;
@@ -141,15 +141,15 @@ bool dmf_nth_active(void)
 }
 
 /* sched_process_fork, in the parent: a marked task's child is marked. */
-static void dmf_on_fork(void *data, struct task_struct *parent, struct task_struct *child)
+static void dmfa_on_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
 	void *old;
 
-	if (xa_load(&dmf_marks, parent->pid) != parent)
+	if (xa_load(&dmfa_marks, parent->pid) != parent)
 		return;
-	this_cpu_inc(dmf_busy);
-	old = xa_store(&dmf_marks, child->pid, child, GFP_ATOMIC | __GFP_NOWARN);
-	this_cpu_dec(dmf_busy);
+	this_cpu_inc(dmfa_busy);
+	old = xa_store(&dmfa_marks, child->pid, child, GFP_ATOMIC | __GFP_NOWARN);
+	this_cpu_dec(dmfa_busy);
 	if (xa_is_err(old))
 		pr_warn_ratelimited("cannot mark %d, forked by marked %d: %d\n",
 				    child->pid, parent->pid, xa_err(old));
@@ -159,27 +159,27 @@ static void dmf_on_fork(void *data, struct task_struct *parent, struct task_stru
  * sched_process_exit, in the exiting task.  The locks order this against
  * a concurrent mark or fail-nth write, which checks PF_EXITING under them.
  */
-static void dmf_on_exit(void *data, struct task_struct *p)
+static void dmfa_on_exit(void *data, struct task_struct *p)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 
-	xa_lock(&dmf_marks);
-	if (xa_load(&dmf_marks, p->pid) == p)
-		__xa_erase(&dmf_marks, p->pid);
-	xa_unlock(&dmf_marks);
+	xa_lock(&dmfa_marks);
+	if (xa_load(&dmfa_marks, p->pid) == p)
+		__xa_erase(&dmfa_marks, p->pid);
+	xa_unlock(&dmfa_marks);
 
-	xa_lock(&dmf_nths);
-	e = xa_load(&dmf_nths, p->pid);
+	xa_lock(&dmfa_nths);
+	e = xa_load(&dmfa_nths, p->pid);
 	if (e && e->task == p) {
 		WRITE_ONCE(e->task, NULL);
 		/* nothing may be pending now: disarm if that was all */
-		queue_work(system_wq, &dmf_rearm_work);
+		queue_work(system_wq, &dmfa_rearm_work);
 	}
-	xa_unlock(&dmf_nths);
+	xa_unlock(&dmfa_nths);
 }
 
 /* The task of pid @nr in the caller's namespace, with a reference. */
-static struct task_struct *dmf_get_task(pid_t nr)
+static struct task_struct *dmfa_get_task(pid_t nr)
 {
 	struct pid *pid;
 	struct task_struct *t;
@@ -199,32 +199,32 @@ static struct task_struct *dmf_get_task(pid_t nr)
  * Return: 0; -ESRCH for no such task or one exiting (mark), -ENOENT for
  * a task not marked (unmark), or the xarray's error.
  */
-static int dmf_mark(pid_t nr, bool mark, bool apply)
+static int dmfa_mark(pid_t nr, bool mark, bool apply)
 {
-	struct task_struct *t = dmf_get_task(nr);
+	struct task_struct *t = dmfa_get_task(nr);
 	void *old;
 	int r = 0;
 
 	if (!t)
 		return -ESRCH;
-	xa_lock(&dmf_marks);
+	xa_lock(&dmfa_marks);
 	if (!mark) {
-		if (xa_load(&dmf_marks, t->pid) != t)
+		if (xa_load(&dmfa_marks, t->pid) != t)
 			r = -ENOENT;
 		else if (apply)
-			__xa_erase(&dmf_marks, t->pid);
+			__xa_erase(&dmfa_marks, t->pid);
 	} else if (t->flags & PF_EXITING) {
 		r = -ESRCH;
 	} else if (apply) {
-		old = __xa_store(&dmf_marks, t->pid, t, GFP_KERNEL);
+		old = __xa_store(&dmfa_marks, t->pid, t, GFP_KERNEL);
 		r = xa_err(old);
 		/* __xa_store() may drop the lock to allocate: exiting now? */
 		if (!r && (t->flags & PF_EXITING)) {
-			__xa_erase(&dmf_marks, t->pid);
+			__xa_erase(&dmfa_marks, t->pid);
 			r = -ESRCH;
 		}
 	}
-	xa_unlock(&dmf_marks);
+	xa_unlock(&dmfa_marks);
 	put_task_struct(t);
 	return r;
 }
@@ -234,7 +234,7 @@ static int dmf_mark(pid_t nr, bool mark, bool apply)
  * blanks or commas.  Every PID is checked before any is applied, so a bad
  * one changes nothing (unless a task exits in between).
  */
-int dmf_marks_store(char *val, bool mark)
+int dmfa_marks_store(char *val, bool mark)
 {
 	static const char sep[] = " \t\n,";
 	unsigned int pass;
@@ -254,7 +254,7 @@ int dmf_marks_store(char *val, bool mark)
 			s += n;
 			if (kstrtoint(tok + (*tok == '-'), 10, &pid) || pid <= 0)
 				return -EINVAL;
-			r = dmf_mark(pid, m, pass);
+			r = dmfa_mark(pid, m, pass);
 			if (r)
 				return r;
 		}
@@ -262,28 +262,28 @@ int dmf_marks_store(char *val, bool mark)
 	return 0;
 }
 
-int dmf_marks_show(struct seq_file *m)
+int dmfa_marks_show(struct seq_file *m)
 {
 	unsigned long pid;
 	void *t;
 
-	xa_for_each(&dmf_marks, pid, t)
+	xa_for_each(&dmfa_marks, pid, t)
 		seq_printf(m, "%lu\n", pid);
 	return 0;
 }
 
-static void dmf_nth_remove(unsigned long pid)
+static void dmfa_nth_remove(unsigned long pid)
 {
-	struct dmf_nth *e = xa_erase(&dmf_nths, pid);
+	struct dmfa_nth *e = xa_erase(&dmfa_nths, pid);
 
 	if (e)
 		kfree_rcu(e, rcu);
 }
 
-static int dmf_nth_set(pid_t nr, int n)
+static int dmfa_nth_set(pid_t nr, int n)
 {
-	struct task_struct *t = dmf_get_task(nr);
-	struct dmf_nth *e, *old;
+	struct task_struct *t = dmfa_get_task(nr);
+	struct dmfa_nth *e, *old;
 	int r = 0;
 
 	if (!t)
@@ -295,11 +295,11 @@ static int dmf_nth_set(pid_t nr, int n)
 	}
 	e->task = t;
 	atomic_set(&e->left, n);
-	xa_lock(&dmf_nths);
+	xa_lock(&dmfa_nths);
 	if (t->flags & PF_EXITING) {
 		r = -ESRCH;
 	} else {
-		old = __xa_store(&dmf_nths, t->pid, e, GFP_KERNEL);
+		old = __xa_store(&dmfa_nths, t->pid, e, GFP_KERNEL);
 		r = xa_err(old);
 		if (!r) {
 			if (t->flags & PF_EXITING)
@@ -307,7 +307,7 @@ static int dmf_nth_set(pid_t nr, int n)
 			e = old;	/* freed below */
 		}
 	}
-	xa_unlock(&dmf_nths);
+	xa_unlock(&dmfa_nths);
 	put_task_struct(t);
 	if (r)
 		kfree(e);
@@ -320,7 +320,7 @@ static int dmf_nth_set(pid_t nr, int n)
  * "PID N": the Nth allocation of task PID that reaches a hook and passes
  * its filters fails; "PID 0" or "-PID" drops the entry.
  */
-int dmf_nths_store(char *val)
+int dmfa_nths_store(char *val)
 {
 	struct task_struct *t;
 	int pid, n;
@@ -334,44 +334,44 @@ int dmf_nths_store(char *val)
 		return -EINVAL;
 	}
 	if (n)
-		return dmf_nth_set(pid, n);
-	t = dmf_get_task(pid);
+		return dmfa_nth_set(pid, n);
+	t = dmfa_get_task(pid);
 	if (t) {
 		pid = t->pid;
 		put_task_struct(t);
 	}
-	dmf_nth_remove(pid);
+	dmfa_nth_remove(pid);
 	return 0;
 }
 
 /* "PID LEFT" per entry, " exited" once the task is gone; LEFT 0: it fired. */
-int dmf_nths_show(struct seq_file *m)
+int dmfa_nths_show(struct seq_file *m)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 	unsigned long pid;
 
 	rcu_read_lock();
-	xa_for_each(&dmf_nths, pid, e)
+	xa_for_each(&dmfa_nths, pid, e)
 		seq_printf(m, "%lu %d%s\n", pid, atomic_read(&e->left),
 			   READ_ONCE(e->task) ? "" : " exited");
 	rcu_read_unlock();
 	return 0;
 }
 
-static void dmf_find_tracepoint(struct tracepoint *tp, void *priv)
+static void dmfa_find_tracepoint(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_fork"))
-		dmf_tp_fork = tp;
+		dmfa_tp_fork = tp;
 	else if (!strcmp(tp->name, "sched_process_exit"))
-		dmf_tp_exit = tp;
+		dmfa_tp_exit = tp;
 }
 
-int dmf_task_init(void)
+int dmfa_task_init(void)
 {
 	int r;
 
-	for_each_kernel_tracepoint(dmf_find_tracepoint, NULL);
-	if (!dmf_tp_fork || !dmf_tp_exit) {
+	for_each_kernel_tracepoint(dmfa_find_tracepoint, NULL);
+	if (!dmfa_tp_fork || !dmfa_tp_exit) {
 		pr_err("sched_process_fork/exit tracepoints not found\n");
 		return -ENOENT;
 	}
@@ -380,16 +380,16 @@ int dmf_task_init(void)
 		pr_err("the engine's task hooks are taken: %d\n", r);
 		return r;
 	}
-	r = tracepoint_probe_register(dmf_tp_exit, (void *)dmf_on_exit, NULL);
+	r = tracepoint_probe_register(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
 	if (r)
 		goto out_ops;
-	r = tracepoint_probe_register(dmf_tp_fork, (void *)dmf_on_fork, NULL);
+	r = tracepoint_probe_register(dmfa_tp_fork, (void *)dmfa_on_fork, NULL);
 	if (r)
 		goto out_exit;
 	return 0;
 
 out_exit:
-	tracepoint_probe_unregister(dmf_tp_exit, (void *)dmf_on_exit, NULL);
+	tracepoint_probe_unregister(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
 	tracepoint_synchronize_unregister();
 out_ops:
 	dmf_unregister_task_ops(&dmf_task_ops);
@@ -397,26 +397,26 @@ out_ops:
 }
 
 /* Stop the tracepoints and the work they queue; the hooks are disarmed. */
-void dmf_task_stop(void)
+void dmfa_task_stop(void)
 {
-	tracepoint_probe_unregister(dmf_tp_fork, (void *)dmf_on_fork, NULL);
-	tracepoint_probe_unregister(dmf_tp_exit, (void *)dmf_on_exit, NULL);
+	tracepoint_probe_unregister(dmfa_tp_fork, (void *)dmfa_on_fork, NULL);
+	tracepoint_probe_unregister(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
 	tracepoint_synchronize_unregister();
 	/* the probe handlers that could queue it have finished (RCU) */
-	irq_work_sync(&dmf_rearm_irq);
-	cancel_work_sync(&dmf_rearm_work);
+	irq_work_sync(&dmfa_rearm_irq);
+	cancel_work_sync(&dmfa_rearm_work);
 }
 
-void dmf_task_exit(void)
+void dmfa_task_exit(void)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 	unsigned long pid;
 
 	dmf_unregister_task_ops(&dmf_task_ops);
-	xa_destroy(&dmf_marks);
-	xa_for_each(&dmf_nths, pid, e) {
-		xa_erase(&dmf_nths, pid);
+	xa_destroy(&dmfa_marks);
+	xa_for_each(&dmfa_nths, pid, e) {
+		xa_erase(&dmfa_nths, pid);
 		kfree(e);
 	}
-	xa_destroy(&dmf_nths);
+	xa_destroy(&dmfa_nths);
 }
