@@ -4,8 +4,17 @@
  * fail_page_alloc}/ with the names and meanings of the kernel's
  * fault-injection knobs, plus module and symbol scoping, seed, counters
  * and the probe list; mark, unmark and fail-nth at the top.  Every file
- * is root only.  Writes are serialised by dmfa_lock and re-arm the
- * hooks as needed.
+ * is root only.
+ *
+ * Each knob is a row of dmfa_knobs[]: plain values by type and offset
+ * (bool, u32), the others with a show and a store of their own.  Rows are
+ * shown and stored under dmfa_lock; after a store to a row marked .arms
+ * (probability, times, fail-nth), dmfa_rearm() arms or disarms the hooks.
+ *
+ * Why not debugfs_create_bool() and debugfs_create_u32(), as
+ * lib/fault-inject.c has them: 6.1's bool write returns success for a
+ * value kstrtobool() refuses, and the u32 one truncates what does not
+ * fit; both would accept writes these knobs refuse with EINVAL.
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
@@ -23,15 +32,16 @@
 #define DMFA_SLAB	BIT(DMFA_FAILSLAB)
 #define DMFA_PAGE	BIT(DMFA_FAIL_PAGE_ALLOC)
 #define DMFA_BOTH	(DMFA_SLAB | DMFA_PAGE)
-#define DMFA_TOP		0
+#define DMFA_TOP	0
 
 struct dmfa_knob {
 	const char *name;
 	umode_t mode;
-	unsigned int hooks;
-	unsigned long arg;	/* passed to show and store */
-	int (*show)(struct seq_file *m, struct dmfa_hook *h, unsigned long arg);
-	int (*store)(struct dmfa_hook *h, char *val, unsigned long arg);
+	u8 hooks;		/* the directories it is in; DMFA_TOP: the top one */
+	bool arms;		/* a write can arm or disarm: dmfa_rearm() after it */
+	size_t arg;		/* an offset in struct dmfa_hook, or a list */
+	int (*show)(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k);
+	int (*store)(struct dmfa_hook *h, const struct dmfa_knob *k, char *val);
 };
 
 struct dmfa_knob_file {
@@ -41,23 +51,69 @@ struct dmfa_knob_file {
 
 static struct dentry *dmfa_dir;
 
-static int dmfa_show_bool(struct seq_file *m, bool v)
+/* The field of @h at the knob's offset. */
+#define DMFA_AT(type, h, k)	((type *)((char *)(h) + (k)->arg))
+
+/* Plain values: Y/N and unsigned ints that any base may spell */
+
+static int dmfa_bool_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	seq_printf(m, "%c\n", v ? 'Y' : 'N');
+	seq_printf(m, "%c\n", READ_ONCE(*DMFA_AT(bool, h, k)) ? 'Y' : 'N');
 	return 0;
 }
 
-static int dmfa_store_bool(bool *v, const char *val)
+static int dmfa_bool_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	bool b;
 
 	if (kstrtobool(val, &b))
 		return -EINVAL;
-	WRITE_ONCE(*v, b);
+	WRITE_ONCE(*DMFA_AT(bool, h, k), b);
 	return 0;
 }
 
-static int dmfa_probability_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
+static int dmfa_u32_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
+{
+	seq_printf(m, "%u\n", READ_ONCE(*DMFA_AT(u32, h, k)));
+	return 0;
+}
+
+static int dmfa_u32_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
+{
+	u32 v;
+
+	if (kstrtou32(val, 0, &v))
+		return -EINVAL;
+	WRITE_ONCE(*DMFA_AT(u32, h, k), v);
+	return 0;
+}
+
+static int dmfa_u64_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
+{
+	seq_printf(m, "%llu\n", *DMFA_AT(u64, h, k));
+	return 0;
+}
+
+/* times and space read back what is left, as the kernel's atomic_t does */
+static int dmfa_left_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
+{
+	seq_printf(m, "%lld\n", (long long)atomic64_read(DMFA_AT(atomic64_t, h, k)));
+	return 0;
+}
+
+/* The engine's own parser for times, space and seed (decimal, as the kernel's). */
+static int dmfa_attr_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
+{
+	return dmf_attr_parse_kv(&h->attr, k->name, val);
+}
+
+static int dmfa_interval_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
+{
+	return dmf_attr_parse_kernel_interval(&h->attr, val);
+}
+
+static int dmfa_probability_show(struct seq_file *m, struct dmfa_hook *h,
+				 const struct dmfa_knob *k)
 {
 	char buf[64];
 
@@ -66,80 +122,30 @@ static int dmfa_probability_show(struct seq_file *m, struct dmfa_hook *h, unsign
 	return 0;
 }
 
-static int dmfa_probability_store(struct dmfa_hook *h, char *val, unsigned long arg)
+/* The probe handler reads it as one word: see dmf_prob_publish(). */
+static int dmfa_probability_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	struct dmf_prob p, old = h->attr.prob;
+	struct dmf_prob p;
 	int r;
 
 	r = dmf_prob_parse(val, &p);
 	if (r)
 		return r;
-	h->attr.prob = p;
-	r = dmfa_hook_update(h);
-	if (r) {
-		h->attr.prob = old;
-		dmfa_hook_update(h);
-	}
-	return r;
-}
-
-static int dmfa_interval_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%llu\n", h->attr.interval);
+	/* a hook with nothing to probe cannot be armed */
+	if (!dmf_prob_is_zero(&p) && !h->nr_probes)
+		return -ENODEV;
+	dmf_prob_publish(&h->attr.prob, &p);
 	return 0;
 }
 
-static int dmfa_interval_store(struct dmfa_hook *h, char *val, unsigned long arg)
-{
-	return dmf_attr_parse_kernel_interval(&h->attr, val);
-}
-
-/* times and space read back what is left, as the kernel's atomic_t does */
-static int dmfa_times_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%lld\n", (long long)atomic64_read(&h->attr.times_left));
-	return 0;
-}
-
-static int dmfa_times_store(struct dmfa_hook *h, char *val, unsigned long arg)
-{
-	return dmf_attr_parse_kv(&h->attr, "times", val);
-}
-
-static int dmfa_space_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%lld\n", (long long)atomic64_read(&h->attr.space_left));
-	return 0;
-}
-
-static int dmfa_space_store(struct dmfa_hook *h, char *val, unsigned long arg)
-{
-	return dmf_attr_parse_kv(&h->attr, "space", val);
-}
-
-static int dmfa_verbose_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%u\n", h->verbose);
-	return 0;
-}
-
-static int dmfa_verbose_store(struct dmfa_hook *h, char *val, unsigned long arg)
-{
-	unsigned int v;
-
-	if (kstrtouint(val, 0, &v))
-		return -EINVAL;
-	WRITE_ONCE(h->verbose, v);
-	return 0;
-}
-
-static int dmfa_rl_interval_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
+static int dmfa_rl_interval_show(struct seq_file *m, struct dmfa_hook *h,
+				 const struct dmfa_knob *k)
 {
 	seq_printf(m, "%u\n", jiffies_to_msecs(h->attr.rs.interval));
 	return 0;
 }
 
-static int dmfa_rl_interval_store(struct dmfa_hook *h, char *val, unsigned long arg)
+static int dmfa_rl_interval_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	unsigned int ms;
 
@@ -149,13 +155,13 @@ static int dmfa_rl_interval_store(struct dmfa_hook *h, char *val, unsigned long 
 	return 0;
 }
 
-static int dmfa_rl_burst_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
+static int dmfa_rl_burst_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
 	seq_printf(m, "%d\n", h->attr.rs.burst);
 	return 0;
 }
 
-static int dmfa_rl_burst_store(struct dmfa_hook *h, char *val, unsigned long arg)
+static int dmfa_rl_burst_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	int v;
 
@@ -165,31 +171,9 @@ static int dmfa_rl_burst_store(struct dmfa_hook *h, char *val, unsigned long arg
 	return 0;
 }
 
-static int dmfa_task_filter_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
-{
-	return dmfa_show_bool(m, h->attr.flags & DMF_TASK_FILTER);
-}
+/* The stack filter: knobs the engine's ranges are derived from */
 
-static int dmfa_task_filter_store(struct dmfa_hook *h, char *val, unsigned long arg)
-{
-	bool b;
-
-	if (kstrtobool(val, &b))
-		return -EINVAL;
-	if (b)
-		WRITE_ONCE(h->attr.flags, h->attr.flags | DMF_TASK_FILTER);
-	else
-		WRITE_ONCE(h->attr.flags, h->attr.flags & ~DMF_TASK_FILTER);
-	return 0;
-}
-
-static int dmfa_depth_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%u\n", h->stack_depth);
-	return 0;
-}
-
-static int dmfa_depth_store(struct dmfa_hook *h, char *val, unsigned long arg)
+static int dmfa_depth_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	unsigned int v;
 
@@ -200,21 +184,21 @@ static int dmfa_depth_store(struct dmfa_hook *h, char *val, unsigned long arg)
 }
 
 /* require-start and friends, decimal like the kernel's; any base on write */
-static int dmfa_range_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
+static int dmfa_range_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	seq_printf(m, "%lu\n", *(unsigned long *)((char *)h + arg));
+	seq_printf(m, "%lu\n", *DMFA_AT(unsigned long, h, k));
 	return 0;
 }
 
-static int dmfa_range_store(struct dmfa_hook *h, char *val, unsigned long arg)
+static int dmfa_range_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	if (kstrtoul(val, 0, (unsigned long *)((char *)h + arg)))
+	if (kstrtoul(val, 0, DMFA_AT(unsigned long, h, k)))
 		return -EINVAL;
 	return dmfa_stack_resolve(h, NULL);
 }
 
 /* Module and symbol lists share the DMF_STACK_RANGES - 1 slots of their side. */
-static int dmfa_list_store(struct dmfa_hook *h, char *val, unsigned long arg)
+static int dmfa_list_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	static const enum dmfa_list other[DMFA_NR_LISTS] = {
 		[DMFA_REQUIRE_MODULE] = DMFA_REQUIRE_SYMBOL,
@@ -222,7 +206,7 @@ static int dmfa_list_store(struct dmfa_hook *h, char *val, unsigned long arg)
 		[DMFA_REQUIRE_SYMBOL] = DMFA_REQUIRE_MODULE,
 		[DMFA_REJECT_SYMBOL] = DMFA_REJECT_MODULE,
 	};
-	const enum dmfa_list l = arg;
+	const enum dmfa_list l = k->arg;
 	const bool symbols = l == DMFA_REQUIRE_SYMBOL || l == DMFA_REJECT_SYMBOL;
 	unsigned int room = DMF_STACK_RANGES - 1, i;
 	struct dmfa_names *n, *old;
@@ -247,48 +231,13 @@ static int dmfa_list_store(struct dmfa_hook *h, char *val, unsigned long arg)
 	return dmfa_stack_resolve(h, NULL);
 }
 
-static int dmfa_list_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
+static int dmfa_list_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	return dmfa_names_show(m, h->lists[arg]);
+	return dmfa_names_show(m, h->lists[k->arg]);
 }
 
-static int dmfa_gfp_wait_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
-{
-	return dmfa_show_bool(m, h->ignore_gfp_wait);
-}
-
-static int dmfa_gfp_wait_store(struct dmfa_hook *h, char *val, unsigned long arg)
-{
-	return dmfa_store_bool(&h->ignore_gfp_wait, val);
-}
-
-static int dmfa_gfp_highmem_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
-{
-	return dmfa_show_bool(m, h->ignore_gfp_highmem);
-}
-
-static int dmfa_gfp_highmem_store(struct dmfa_hook *h, char *val, unsigned long arg)
-{
-	return dmfa_store_bool(&h->ignore_gfp_highmem, val);
-}
-
-static int dmfa_min_order_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%u\n", h->min_order);
-	return 0;
-}
-
-static int dmfa_min_order_store(struct dmfa_hook *h, char *val, unsigned long arg)
-{
-	u32 v;
-
-	if (kstrtou32(val, 0, &v))
-		return -EINVAL;
-	WRITE_ONCE(h->min_order, v);
-	return 0;
-}
-
-static int dmfa_cache_filter_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
+static int dmfa_cache_filter_show(struct seq_file *m, struct dmfa_hook *h,
+				  const struct dmfa_knob *k)
 {
 	return dmfa_names_show(m, rcu_dereference_protected(h->cache_filter,
 							   lockdep_is_held(&dmfa_lock)));
@@ -299,7 +248,7 @@ static int dmfa_cache_filter_show(struct seq_file *m, struct dmfa_hook *h, unsig
  * for every cache.  The kernel's Y (caches flagged in /sys/kernel/slab)
  * has no equivalent: no cache can be flagged without CONFIG_FAILSLAB.
  */
-static int dmfa_cache_filter_store(struct dmfa_hook *h, char *val, unsigned long arg)
+static int dmfa_cache_filter_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	struct dmfa_names *n = NULL, *old;
 
@@ -318,18 +267,7 @@ static int dmfa_cache_filter_store(struct dmfa_hook *h, char *val, unsigned long
 	return 0;
 }
 
-static int dmfa_seed_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%llu\n", h->attr.seed);
-	return 0;
-}
-
-static int dmfa_seed_store(struct dmfa_hook *h, char *val, unsigned long arg)
-{
-	return dmf_attr_parse_kv(&h->attr, "seed", val);
-}
-
-static int dmfa_counters_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
+static int dmfa_counters_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
 	struct dmf_counters c;
 	u64 seen = 0;
@@ -344,7 +282,7 @@ static int dmfa_counters_show(struct seq_file *m, struct dmfa_hook *h, unsigned 
 }
 
 /* "0" zeroes them; a call already past a counter may still add to it. */
-static int dmfa_counters_store(struct dmfa_hook *h, char *val, unsigned long arg)
+static int dmfa_counters_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	int cpu;
 
@@ -356,73 +294,76 @@ static int dmfa_counters_store(struct dmfa_hook *h, char *val, unsigned long arg
 	return 0;
 }
 
-static int dmfa_probes_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
+static int dmfa_probes_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	dmfa_show_probes(m, h);
+	dmfa_hook_list_probes(m, h);
 	return 0;
 }
 
-static int dmfa_mark_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
+/* The top directory: marks (arg: mark or unmark) and fail-nth */
+
+static int dmfa_mark_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	return dmfa_marks_show(m);
+	return dmfa_marks_list(m);
 }
 
-static int dmfa_mark_store(struct dmfa_hook *h, char *val, unsigned long arg)
+static int dmfa_mark_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	return dmfa_marks_store(val, true);
+	return dmfa_marks_write(val, k->arg);
 }
 
-static int dmfa_unmark_store(struct dmfa_hook *h, char *val, unsigned long arg)
+static int dmfa_nth_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	return dmfa_marks_store(val, false);
+	return dmfa_nths_list(m);
 }
 
-static int dmfa_nth_show(struct seq_file *m, struct dmfa_hook *h, unsigned long arg)
+static int dmfa_nth_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	return dmfa_nths_show(m);
+	return dmfa_nths_write(val);
 }
 
-static int dmfa_nth_store(struct dmfa_hook *h, char *val, unsigned long arg)
-{
-	return dmfa_nths_store(val);
-}
+#define DMFA_OFF(field)	offsetof(struct dmfa_hook, field)
 
-#define DMFA_KNOB(n, md, hk, fn) \
-	{ .name = n, .mode = md, .hooks = hk, .show = dmfa_##fn##_show, .store = dmfa_##fn##_store }
-#define DMFA_ARG(n, fn, a) \
-	{ .name = n, .mode = 0600, .hooks = DMFA_BOTH, .arg = a, \
-	  .show = dmfa_##fn##_show, .store = dmfa_##fn##_store }
-#define DMFA_RO(n, hk, fn) \
-	{ .name = n, .mode = 0400, .hooks = hk, .show = dmfa_##fn##_show }
+/* A knob of its own: show and store named dmfa_<fn>_show/_store. */
+#define DMFA_KNOB(n, hk, fn, ...) \
+	{ .name = n, .mode = 0600, .hooks = hk, .show = dmfa_##fn##_show, \
+	  .store = dmfa_##fn##_store, __VA_ARGS__ }
+/* A plain value of type t (bool, u32) at a field of the hook. */
+#define DMFA_PLAIN(n, hk, t, field) \
+	DMFA_KNOB(n, hk, t, .arg = DMFA_OFF(field))
+/* Shown from a field, stored by its own function. */
+#define DMFA_FIELD_KNOB(n, shown_as, store_fn, field, ...) \
+	{ .name = n, .mode = 0600, .hooks = DMFA_BOTH, .arg = DMFA_OFF(field), \
+	  .show = dmfa_##shown_as##_show, .store = dmfa_##store_fn##_store, __VA_ARGS__ }
 
 static const struct dmfa_knob dmfa_knobs[] = {
-	DMFA_KNOB("probability", 0600, DMFA_BOTH, probability),
-	DMFA_KNOB("interval", 0600, DMFA_BOTH, interval),
-	DMFA_KNOB("times", 0600, DMFA_BOTH, times),
-	DMFA_KNOB("space", 0600, DMFA_BOTH, space),
-	DMFA_KNOB("verbose", 0600, DMFA_BOTH, verbose),
-	DMFA_KNOB("verbose_ratelimit_interval_ms", 0600, DMFA_BOTH, rl_interval),
-	DMFA_KNOB("verbose_ratelimit_burst", 0600, DMFA_BOTH, rl_burst),
-	DMFA_KNOB("task-filter", 0600, DMFA_BOTH, task_filter),
-	DMFA_KNOB("stacktrace-depth", 0600, DMFA_BOTH, depth),
-	DMFA_ARG("require-start", range, offsetof(struct dmfa_hook, require_start)),
-	DMFA_ARG("require-end", range, offsetof(struct dmfa_hook, require_end)),
-	DMFA_ARG("reject-start", range, offsetof(struct dmfa_hook, reject_start)),
-	DMFA_ARG("reject-end", range, offsetof(struct dmfa_hook, reject_end)),
-	DMFA_ARG("require-module", list, DMFA_REQUIRE_MODULE),
-	DMFA_ARG("reject-module", list, DMFA_REJECT_MODULE),
-	DMFA_ARG("require-symbol", list, DMFA_REQUIRE_SYMBOL),
-	DMFA_ARG("reject-symbol", list, DMFA_REJECT_SYMBOL),
-	DMFA_KNOB("ignore-gfp-wait", 0600, DMFA_BOTH, gfp_wait),
-	DMFA_KNOB("ignore-gfp-highmem", 0600, DMFA_PAGE, gfp_highmem),
-	DMFA_KNOB("min-order", 0600, DMFA_PAGE, min_order),
-	DMFA_KNOB("cache-filter", 0600, DMFA_SLAB, cache_filter),
-	DMFA_KNOB("seed", 0600, DMFA_BOTH, seed),
-	DMFA_KNOB("counters", 0600, DMFA_BOTH, counters),
-	DMFA_RO("probes", DMFA_BOTH, probes),
-	DMFA_KNOB("mark", 0600, DMFA_TOP, mark),
-	{ .name = "unmark", .mode = 0200, .hooks = DMFA_TOP, .store = dmfa_unmark_store },
-	DMFA_KNOB("fail-nth", 0600, DMFA_TOP, nth),
+	DMFA_KNOB("probability", DMFA_BOTH, probability, .arms = true),
+	DMFA_FIELD_KNOB("interval", u64, interval, attr.interval),
+	DMFA_FIELD_KNOB("times", left, attr, attr.times_left, .arms = true),
+	DMFA_FIELD_KNOB("space", left, attr, attr.space_left),
+	DMFA_FIELD_KNOB("seed", u64, attr, attr.seed),
+	DMFA_PLAIN("verbose", DMFA_BOTH, u32, attr.verbose),
+	DMFA_KNOB("verbose_ratelimit_interval_ms", DMFA_BOTH, rl_interval),
+	DMFA_KNOB("verbose_ratelimit_burst", DMFA_BOTH, rl_burst),
+	DMFA_PLAIN("task-filter", DMFA_BOTH, bool, task_filter),
+	DMFA_FIELD_KNOB("stacktrace-depth", u32, depth, stack_depth),
+	DMFA_FIELD_KNOB("require-start", range, range, require_start),
+	DMFA_FIELD_KNOB("require-end", range, range, require_end),
+	DMFA_FIELD_KNOB("reject-start", range, range, reject_start),
+	DMFA_FIELD_KNOB("reject-end", range, range, reject_end),
+	DMFA_KNOB("require-module", DMFA_BOTH, list, .arg = DMFA_REQUIRE_MODULE),
+	DMFA_KNOB("reject-module", DMFA_BOTH, list, .arg = DMFA_REJECT_MODULE),
+	DMFA_KNOB("require-symbol", DMFA_BOTH, list, .arg = DMFA_REQUIRE_SYMBOL),
+	DMFA_KNOB("reject-symbol", DMFA_BOTH, list, .arg = DMFA_REJECT_SYMBOL),
+	DMFA_PLAIN("ignore-gfp-wait", DMFA_BOTH, bool, ignore_gfp_wait),
+	DMFA_PLAIN("ignore-gfp-highmem", DMFA_PAGE, bool, ignore_gfp_highmem),
+	DMFA_PLAIN("min-order", DMFA_PAGE, u32, min_order),
+	DMFA_KNOB("cache-filter", DMFA_SLAB, cache_filter),
+	DMFA_KNOB("counters", DMFA_BOTH, counters),
+	{ .name = "probes", .mode = 0400, .hooks = DMFA_BOTH, .show = dmfa_probes_show },
+	DMFA_KNOB("mark", DMFA_TOP, mark, .arg = true),
+	{ .name = "unmark", .mode = 0200, .hooks = DMFA_TOP, .store = dmfa_mark_store },
+	DMFA_KNOB("fail-nth", DMFA_TOP, nth, .arms = true),
 };
 
 /* One file per (directory, knob): index DMFA_NR_HOOKS is the top directory. */
@@ -434,7 +375,7 @@ static int dmfa_knob_show(struct seq_file *m, void *v)
 	int r;
 
 	mutex_lock(&dmfa_lock);
-	r = f->knob->show(m, f->hook, f->knob->arg);
+	r = f->knob->show(m, f->hook, f->knob);
 	mutex_unlock(&dmfa_lock);
 	return r;
 }
@@ -449,10 +390,9 @@ static int dmfa_knob_open(struct inode *inode, struct file *file)
 }
 
 static ssize_t dmfa_knob_write(struct file *file, const char __user *ubuf, size_t len,
-			      loff_t *ppos)
+			       loff_t *ppos)
 {
 	const struct dmfa_knob_file *f = ((struct seq_file *)file->private_data)->private;
-	unsigned int i;
 	char *buf;
 	int r;
 
@@ -464,11 +404,9 @@ static ssize_t dmfa_knob_write(struct file *file, const char __user *ubuf, size_
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	mutex_lock(&dmfa_lock);
-	r = f->knob->store(f->hook, strim(buf), f->knob->arg);
-	/* a mark or fail-nth count can arm or disarm both hooks */
-	for (i = 0; !r && i < DMFA_NR_HOOKS; i++)
-		if (!f->hook || f->hook == &dmfa_hooks[i])
-			r = dmfa_hook_update(&dmfa_hooks[i]);
+	r = f->knob->store(f->hook, f->knob, strim(buf));
+	if (!r && f->knob->arms)
+		r = dmfa_rearm();
 	mutex_unlock(&dmfa_lock);
 	kfree(buf);
 	return r ? r : len;

@@ -111,7 +111,7 @@ static unsigned int dmfa_kmalloc_index(size_t size)
  * Return: the cache, or NULL.
  */
 struct kmem_cache *dmfa_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets,
-				     unsigned long caller)
+				      unsigned long caller)
 {
 	unsigned int idx;
 
@@ -177,7 +177,7 @@ static int dmfa_symbol_extent(unsigned long addr, struct dmf_range *r)
  * one node that is not in module memory.
  */
 static bool dmfa_module_range(const char *name, const struct module *going,
-			     struct dmf_range *r)
+			      struct dmf_range *r)
 {
 	const struct module *mod = NULL, *m;
 	struct list_head *pos;
@@ -204,7 +204,7 @@ static bool dmfa_module_range(const char *name, const struct module *going,
 
 /* The extent of symbol @name; -ENOENT, or -EAGAIN if its module is not loaded. */
 static int dmfa_symbol_range(const char *name, const struct module *going,
-			    struct dmf_range *r)
+			     struct dmf_range *r)
 {
 	struct dmf_range gr = { };
 	const char *colon = strchr(name, ':');
@@ -246,8 +246,8 @@ int dmfa_symbol_check(const char *name)
 
 /* Fill @r from @n, modules or symbols; unresolved entries of a require list never match. */
 static unsigned int dmfa_resolve_list(const struct dmfa_names *n, bool symbols, bool require,
-				     const struct module *going, struct dmf_range *r,
-				     unsigned int slot)
+				      const struct module *going, struct dmf_range *r,
+				      unsigned int slot)
 {
 	unsigned int i;
 	bool ok;
@@ -267,6 +267,49 @@ static unsigned int dmfa_resolve_list(const struct dmfa_names *n, bool symbols, 
 	return slot;
 }
 
+/* The raw start/end ranges into slot 0 of each side; true if either is set. */
+static bool dmfa_raw_ranges(const struct dmfa_hook *h, struct dmf_stack_filter *sf)
+{
+	bool on = false;
+
+	if (h->require_start || h->require_end != ULONG_MAX) {
+		if (h->require_start < h->require_end) {
+			sf->require[0].start = h->require_start;
+			sf->require[0].end = h->require_end;
+		} else {
+			sf->require[0].start = DMFA_NEVER_START;
+			sf->require[0].end = DMFA_NEVER_END;
+		}
+		on = true;
+	}
+	if (h->reject_start < h->reject_end) {
+		sf->reject[0].start = h->reject_start;
+		sf->reject[0].end = h->reject_end;
+		on = true;
+	}
+	return on;
+}
+
+/*
+ * Copy @sf into the engine's filter, which the probe handler reads as it
+ * goes: off before the ranges change, on after.
+ */
+static void dmfa_stack_publish(struct dmfa_hook *h, const struct dmf_stack_filter *sf)
+{
+	unsigned int i;
+
+	if (!sf->depth)
+		WRITE_ONCE(h->attr.stack.depth, 0);
+	for (i = 0; i < DMF_STACK_RANGES; i++) {
+		WRITE_ONCE(h->attr.stack.require[i].start, sf->require[i].start);
+		WRITE_ONCE(h->attr.stack.require[i].end, sf->require[i].end);
+		WRITE_ONCE(h->attr.stack.reject[i].start, sf->reject[i].start);
+		WRITE_ONCE(h->attr.stack.reject[i].end, sf->reject[i].end);
+	}
+	if (sf->depth)
+		WRITE_ONCE(h->attr.stack.depth, sf->depth);
+}
+
 /**
  * dmfa_stack_resolve - derive the engine's stack filter from a hook's knobs
  * @h: the hook
@@ -281,62 +324,40 @@ static unsigned int dmfa_resolve_list(const struct dmfa_names *n, bool symbols, 
 int dmfa_stack_resolve(struct dmfa_hook *h, const struct module *going)
 {
 	struct dmf_stack_filter sf = { };
-	unsigned int nreq = 1, nrej = 1, depth = h->stack_depth, i;
-	bool on = false;
+	unsigned int nreq = 1, nrej = 1, i;
+	bool on;
 
 	lockdep_assert_held(&dmfa_lock);
-	if (h->require_start || h->require_end != ULONG_MAX) {
-		if (h->require_start < h->require_end) {
-			sf.require[0].start = h->require_start;
-			sf.require[0].end = h->require_end;
-		} else {
-			sf.require[0].start = DMFA_NEVER_START;
-			sf.require[0].end = DMFA_NEVER_END;
-		}
-		on = true;
-	}
-	if (h->reject_start < h->reject_end) {
-		sf.reject[0].start = h->reject_start;
-		sf.reject[0].end = h->reject_end;
-		on = true;
-	}
+	on = dmfa_raw_ranges(h, &sf);
 	nreq = dmfa_resolve_list(h->lists[DMFA_REQUIRE_MODULE], false, true, going,
-				sf.require, nreq);
+				 sf.require, nreq);
 	nreq = dmfa_resolve_list(h->lists[DMFA_REQUIRE_SYMBOL], true, true, going,
-				sf.require, nreq);
+				 sf.require, nreq);
 	nrej = dmfa_resolve_list(h->lists[DMFA_REJECT_MODULE], false, false, going,
-				sf.reject, nrej);
+				 sf.reject, nrej);
 	nrej = dmfa_resolve_list(h->lists[DMFA_REJECT_SYMBOL], true, false, going,
-				sf.reject, nrej);
+				 sf.reject, nrej);
 	for (i = 0; i < DMFA_NR_LISTS; i++)
 		on |= !!h->lists[i];
+	sf.depth = h->stack_depth;
 	/*
 	 * stacktrace-depth 0 looks at no frame, as in the kernel: a require
 	 * side then finds nothing and the hook fails nothing, a reject side
 	 * has nothing to refuse.  One frame checked against a range no
 	 * address is in says the first; the filter off, the second.
 	 */
-	if (on && !depth) {
+	if (on && !sf.depth) {
 		bool req = nreq > 1 || sf.require[0].start < sf.require[0].end;
 
 		memset(&sf, 0, sizeof(sf));
 		sf.require[0].start = DMFA_NEVER_START;
 		sf.require[0].end = DMFA_NEVER_END;
 		on = req;
-		depth = 1;
+		sf.depth = 1;
 	}
-
-	/* turn off before changing the ranges, turn on after */
 	if (!on)
-		WRITE_ONCE(h->attr.stack.depth, 0);
-	for (i = 0; i < DMF_STACK_RANGES; i++) {
-		WRITE_ONCE(h->attr.stack.require[i].start, sf.require[i].start);
-		WRITE_ONCE(h->attr.stack.require[i].end, sf.require[i].end);
-		WRITE_ONCE(h->attr.stack.reject[i].start, sf.reject[i].start);
-		WRITE_ONCE(h->attr.stack.reject[i].end, sf.reject[i].end);
-	}
-	if (on)
-		WRITE_ONCE(h->attr.stack.depth, depth);
+		sf.depth = 0;
+	dmfa_stack_publish(h, &sf);
 	return 0;
 }
 
@@ -352,7 +373,7 @@ static int dmfa_module_event(struct notifier_block *nb, unsigned long state, voi
 		for (l = 0; l < DMFA_NR_LISTS; l++) {
 			if (dmfa_hooks[i].lists[l]) {
 				dmfa_stack_resolve(&dmfa_hooks[i],
-						  state == MODULE_STATE_GOING ? mod : NULL);
+						   state == MODULE_STATE_GOING ? mod : NULL);
 				break;
 			}
 		}

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dmf_alloc per-task state: marked tasks (the kernel's make-it-fail) and
- * fail-nth counts, in two xarrays keyed by pid that the probe handler
- * reads under RCU, without locks or allocation.
+ * dmf_alloc per-task decisions: marked tasks (the kernel's make-it-fail)
+ * and fail-nth counts, in two xarrays keyed by pid that the probe handler
+ * reads under RCU, without locks or allocation.  The probe handler asks
+ * dmfa_task_decide() before the engine, as the kernel's should_fail_ex()
+ * looks at the task before the attribute.
  *
  * A mark is inherited by the tasks a marked task forks after it was marked
  * (sched_process_fork) and goes away when the task exits
@@ -14,13 +16,11 @@
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
-#include <linux/irq_work.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
-#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "dmf-alloc.h"
@@ -39,34 +39,11 @@ struct dmfa_nth {
 /* Set while this CPU updates the marks: its allocations are not failed. */
 DEFINE_PER_CPU(unsigned int, dmfa_busy);
 
+/* A fail-nth count is pending in a live task: look up current's. */
+static bool dmfa_nth_on;
+
 static struct tracepoint *dmfa_tp_fork;
 static struct tracepoint *dmfa_tp_exit;
-
-static void dmfa_rearm(struct work_struct *work)
-{
-	dmfa_update_all();
-}
-
-static DECLARE_WORK(dmfa_rearm_work, dmfa_rearm);
-
-static void dmfa_rearm_queue(struct irq_work *w)
-{
-	queue_work(system_wq, &dmfa_rearm_work);
-}
-
-static DEFINE_IRQ_WORK(dmfa_rearm_irq, dmfa_rearm_queue);
-
-/**
- * dmfa_rearm_soon - have the hooks re-armed or disarmed to match their state
- *
- * For the probe handler, which cannot take dmfa_lock: when a
- * fail-nth count fires or times runs out, the hook may have nothing left
- * to do.  An irq_work, safe from the breakpoint handler, queues the work.
- */
-void dmfa_rearm_soon(void)
-{
-	irq_work_queue(&dmfa_rearm_irq);
-}
 
 static bool dmfa_task_marked(void)
 {
@@ -84,51 +61,70 @@ static struct dmfa_nth *dmfa_nth_current(void)
 	return e && READ_ONCE(e->task) == current ? e : NULL;
 }
 
-/* Has current a fail-nth count that has not fired yet? */
-bool dmfa_nth_pending(void)
+/*
+ * current's fail-nth count: only calls in the stack filter's scope count
+ * (DMFA_TASK_SKIP for the others); the one that takes it to 0 fails.
+ */
+static enum dmfa_task_verdict dmfa_nth_decide(struct dmfa_hook *h, struct dmfa_call *c)
 {
+	enum dmfa_task_verdict v = DMFA_TASK_NONE;
 	struct dmfa_nth *e;
-	bool r;
+	int left;
 
 	rcu_read_lock();
 	e = dmfa_nth_current();
-	r = e && atomic_read(&e->left) > 0;
-	rcu_read_unlock();
-	return r;
-}
-
-/* The engine's fail_nth(): 1 fail, 0 not yet, -1 no count (or it fired). */
-static int dmfa_task_fail_nth(void)
-{
-	struct dmfa_nth *e;
-	int r = -1;
-
-	rcu_read_lock();
-	e = dmfa_nth_current();
-	if (e) {
-		int left = atomic_dec_if_positive(&e->left);
-
-		if (left >= 0)
-			r = !left;
-		if (!left)
+	if (e && atomic_read(&e->left) > 0 && !dmf_stack_allows(&h->attr, c)) {
+		v = DMFA_TASK_SKIP;
+	} else if (e) {
+		left = atomic_dec_if_positive(&e->left);
+		if (left > 0)
+			v = DMFA_TASK_PASS;
+		if (!left) {
+			v = DMFA_TASK_FAIL;
 			dmfa_rearm_soon();
+		}
 	}
 	rcu_read_unlock();
-	return r;
+	return v;
 }
 
-static const struct dmf_task_ops dmf_task_ops = {
-	.marked = dmfa_task_marked,
-	.fail_nth = dmfa_task_fail_nth,
-};
+/**
+ * dmfa_task_decide - what current's per-task state says of a call
+ * @h: the hook
+ * @c: the call, past the domain filters
+ *
+ * fail-nth first: a count that comes due fails the call whatever the
+ * hook's policy, one not yet due lets it pass.  Without a count, the
+ * task filter passes a task that is not marked.
+ *
+ * Return: a verdict; DMFA_TASK_NONE leaves the call to the engine.
+ */
+enum dmfa_task_verdict dmfa_task_decide(struct dmfa_hook *h, struct dmfa_call *c)
+{
+	enum dmfa_task_verdict v = DMFA_TASK_NONE;
 
-/* Is a fail-nth count pending in a live task?  The hooks stay armed while one is. */
-bool dmfa_nth_active(void)
+	if (READ_ONCE(dmfa_nth_on))
+		v = dmfa_nth_decide(h, c);
+	if (v == DMFA_TASK_NONE && READ_ONCE(h->task_filter) && !dmfa_task_marked())
+		v = DMFA_TASK_PASS;
+	return v;
+}
+
+/**
+ * dmfa_nth_refresh - is a fail-nth count pending in a live task?
+ *
+ * Remembers the answer for dmfa_task_decide(), which looks up no count
+ * while there is none.  Caller holds dmfa_lock (dmfa_rearm()).
+ *
+ * Return: true if one is: the hooks stay armed while one is.
+ */
+bool dmfa_nth_refresh(void)
 {
 	struct dmfa_nth *e;
 	unsigned long pid;
 	bool r = false;
 
+	lockdep_assert_held(&dmfa_lock);
 	rcu_read_lock();
 	xa_for_each(&dmfa_nths, pid, e) {
 		if (READ_ONCE(e->task) && atomic_read(&e->left) > 0) {
@@ -137,6 +133,7 @@ bool dmfa_nth_active(void)
 		}
 	}
 	rcu_read_unlock();
+	WRITE_ONCE(dmfa_nth_on, r);
 	return r;
 }
 
@@ -173,7 +170,7 @@ static void dmfa_on_exit(void *data, struct task_struct *p)
 	if (e && e->task == p) {
 		WRITE_ONCE(e->task, NULL);
 		/* nothing may be pending now: disarm if that was all */
-		queue_work(system_wq, &dmfa_rearm_work);
+		dmfa_rearm_soon();
 	}
 	xa_unlock(&dmfa_nths);
 }
@@ -234,7 +231,7 @@ static int dmfa_mark(pid_t nr, bool mark, bool apply)
  * blanks or commas.  Every PID is checked before any is applied, so a bad
  * one changes nothing (unless a task exits in between).
  */
-int dmfa_marks_store(char *val, bool mark)
+int dmfa_marks_write(char *val, bool mark)
 {
 	static const char sep[] = " \t\n,";
 	unsigned int pass;
@@ -262,7 +259,7 @@ int dmfa_marks_store(char *val, bool mark)
 	return 0;
 }
 
-int dmfa_marks_show(struct seq_file *m)
+int dmfa_marks_list(struct seq_file *m)
 {
 	unsigned long pid;
 	void *t;
@@ -320,7 +317,7 @@ static int dmfa_nth_set(pid_t nr, int n)
  * "PID N": the Nth allocation of task PID that reaches a hook and passes
  * its filters fails; "PID 0" or "-PID" drops the entry.
  */
-int dmfa_nths_store(char *val)
+int dmfa_nths_write(char *val)
 {
 	struct task_struct *t;
 	int pid, n;
@@ -345,7 +342,7 @@ int dmfa_nths_store(char *val)
 }
 
 /* "PID LEFT" per entry, " exited" once the task is gone; LEFT 0: it fired. */
-int dmfa_nths_show(struct seq_file *m)
+int dmfa_nths_list(struct seq_file *m)
 {
 	struct dmfa_nth *e;
 	unsigned long pid;
@@ -375,36 +372,26 @@ int dmfa_task_init(void)
 		pr_err("sched_process_fork/exit tracepoints not found\n");
 		return -ENOENT;
 	}
-	r = dmf_register_task_ops(&dmf_task_ops);
-	if (r) {
-		pr_err("the engine's task hooks are taken: %d\n", r);
-		return r;
-	}
 	r = tracepoint_probe_register(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
 	if (r)
-		goto out_ops;
+		return r;
 	r = tracepoint_probe_register(dmfa_tp_fork, (void *)dmfa_on_fork, NULL);
-	if (r)
-		goto out_exit;
-	return 0;
-
-out_exit:
-	tracepoint_probe_unregister(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
-	tracepoint_synchronize_unregister();
-out_ops:
-	dmf_unregister_task_ops(&dmf_task_ops);
+	if (r) {
+		tracepoint_probe_unregister(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
+		tracepoint_synchronize_unregister();
+	}
 	return r;
 }
 
-/* Stop the tracepoints and the work they queue; the hooks are disarmed. */
+/*
+ * Stop the tracepoints; the hooks are disarmed.  After the grace period
+ * no tracepoint or probe handler can call dmfa_rearm_soon() any more.
+ */
 void dmfa_task_stop(void)
 {
 	tracepoint_probe_unregister(dmfa_tp_fork, (void *)dmfa_on_fork, NULL);
 	tracepoint_probe_unregister(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
 	tracepoint_synchronize_unregister();
-	/* the probe handlers that could queue it have finished (RCU) */
-	irq_work_sync(&dmfa_rearm_irq);
-	cancel_work_sync(&dmfa_rearm_work);
 }
 
 void dmfa_task_exit(void)
@@ -412,7 +399,6 @@ void dmfa_task_exit(void)
 	struct dmfa_nth *e;
 	unsigned long pid;
 
-	dmf_unregister_task_ops(&dmf_task_ops);
 	xa_destroy(&dmfa_marks);
 	xa_for_each(&dmfa_nths, pid, e) {
 		xa_erase(&dmfa_nths, pid);

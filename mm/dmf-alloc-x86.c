@@ -92,9 +92,9 @@ bool dmfa_arch_in_task(void)
  * function's first instruction is unwound through (6.12's ORC unwinder
  * stops at both when asked from a kprobe handler).
  */
-unsigned int dmfa_arch_stack(void *ctx, unsigned long *entries, unsigned int max)
+unsigned int dmfa_arch_stack(struct pt_regs *probe, unsigned long *entries, unsigned int max)
 {
-	struct pt_regs *probe = ctx, regs;
+	struct pt_regs regs;
 	struct unwind_state state;
 	unsigned long addr;
 	unsigned int n = 0;

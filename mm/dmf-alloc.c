@@ -12,8 +12,10 @@
  * what the running kernel has.
  *
  * Each hook (failslab, fail_page_alloc) applies its domain filters (gfp,
- * order, slab cache) and then asks the engine, which does probability,
- * interval, times, space, the task filter, fail-nth and the stack filter.
+ * order, slab cache), then the per-task ones (fail-nth, the task filter,
+ * dmf-alloc-task.c), and then asks the engine, which does probability,
+ * interval, times, space and the stack filter, and logs through the hook's
+ * own line (dmfa_log_fault()).
  * The kprobes are registered disabled at load and enabled only while a
  * hook is armed (probability not zero, or a fail-nth count pending): a
  * disarmed hook leaves no breakpoint in the text.  Knobs live in debugfs, see
@@ -22,11 +24,13 @@
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
 #include <linux/gfp.h>
+#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "dmf-alloc.h"
 
@@ -121,29 +125,22 @@ module_param_named(entry_probes, dmfa_entry_probes, bool, 0444);
 MODULE_PARM_DESC(entry_probes,
 		 "probe the allocation entry points even where should_failslab/should_fail_alloc_page exist");
 
-/* What the probe handler learned about one allocation. */
-struct dmfa_call {
-	gfp_t gfp;
-	struct kmem_cache *cache;
-	u64 size;
-	unsigned int order;
-};
-
-static bool dmfa_slab_wanted(struct dmfa_hook *h, const struct dmfa_probe_desc *d,
-			    struct pt_regs *regs, struct dmfa_call *c)
+static bool dmfa_slab_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 {
+	const struct dmfa_probe_desc *d = c->desc;
 	const struct dmfa_names *filter;
+	const void *buckets = NULL;
 	const char *name;
 	bool wanted = true;
 	unsigned int i;
 
 	if (d->cache != DMFA_NOARG) {
-		c->cache = (struct kmem_cache *)dmfa_arch_arg(regs, d->cache);
+		c->cache = (struct kmem_cache *)dmfa_arch_arg(c->regs, d->cache);
 		if (dmfa_is_boot_cache(c->cache))
 			return false;
 	}
 	if (d->size != DMFA_NOARG) {
-		c->size = dmfa_arch_arg(regs, d->size);
+		c->size = dmfa_arch_arg(c->regs, d->size);
 		/* kmalloc(0) is ZERO_SIZE_PTR; large kmalloc is the page hook's */
 		if (d->cache == DMFA_NOARG && (!c->size || c->size > KMALLOC_MAX_CACHE_SIZE))
 			return false;
@@ -151,15 +148,16 @@ static bool dmfa_slab_wanted(struct dmfa_hook *h, const struct dmfa_probe_desc *
 		c->size = kmem_cache_size(c->cache);
 	}
 	if (d->count != DMFA_NOARG)
-		c->size *= dmfa_arch_arg(regs, d->count);
+		c->size *= dmfa_arch_arg(c->regs, d->count);
+	if (d->buckets != DMFA_NOARG)
+		buckets = (const void *)dmfa_arch_arg(c->regs, d->buckets);
 
 	rcu_read_lock();
 	filter = rcu_dereference(h->cache_filter);
 	if (filter) {
 		if (!c->cache)
-			c->cache = dmfa_kmalloc_cache(c->size, c->gfp, d->buckets == DMFA_NOARG ?
-						     NULL : (void *)dmfa_arch_arg(regs, d->buckets),
-						     dmfa_arch_caller(regs));
+			c->cache = dmfa_kmalloc_cache(c->size, c->gfp, buckets,
+						      dmfa_arch_caller(c->regs));
 		name = c->cache ? dmfa_cache_name(c->cache) : NULL;
 		wanted = false;
 		for (i = 0; name && i < filter->nr && !wanted; i++)
@@ -169,21 +167,35 @@ static bool dmfa_slab_wanted(struct dmfa_hook *h, const struct dmfa_probe_desc *
 	return wanted;
 }
 
-static bool dmfa_page_wanted(struct dmfa_hook *h, const struct dmfa_probe_desc *d,
-			    struct pt_regs *regs, struct dmfa_call *c)
+static bool dmfa_page_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 {
+	const struct dmfa_probe_desc *d = c->desc;
+
 	if (d->order != DMFA_NOARG)
-		c->order = (unsigned int)dmfa_arch_arg(regs, d->order);
+		c->order = (unsigned int)dmfa_arch_arg(c->regs, d->order);
 	if (c->order < READ_ONCE(h->min_order))
 		return false;
 	if (READ_ONCE(h->ignore_gfp_highmem) && (c->gfp & __GFP_HIGHMEM))
 		return false;
 	/* space counts pages, as the kernel's fail_page_alloc does */
 	if (d->count != DMFA_NOARG)
-		c->size = max_t(int, (int)dmfa_arch_arg(regs, d->count), 0);
+		c->size = max_t(int, (int)dmfa_arch_arg(c->regs, d->count), 0);
 	else
 		c->size = 1ULL << min(c->order, 31U);
 	return true;
+}
+
+/* The domain filters: gfp, then the hook's own (slab cache and size, or order). */
+static bool dmfa_wanted(struct dmfa_hook *h, struct dmfa_call *c)
+{
+	c->gfp = (__force gfp_t)dmfa_arch_arg(c->regs, c->desc->gfp);
+	if (c->gfp & __GFP_NOFAIL)
+		return false;
+	if (READ_ONCE(h->ignore_gfp_wait) && (c->gfp & __GFP_DIRECT_RECLAIM))
+		return false;
+	if (h->id == DMFA_FAIL_PAGE_ALLOC)
+		return dmfa_page_wanted(h, c);
+	return dmfa_slab_wanted(h, c);
 }
 
 /* The return value that makes the probed function look failed. */
@@ -209,29 +221,41 @@ static unsigned long dmfa_fail_value(const struct dmfa_probe_desc *d, struct pt_
 	}
 }
 
-static void dmfa_log(struct dmfa_hook *h, const struct dmfa_probe_desc *d,
-		    const struct dmfa_call *c, struct pt_regs *regs)
+/* The call chain for the engine's stack filter (attr.stack_save). */
+static unsigned int dmfa_stack_save(void *ctx, unsigned long *entries, unsigned int max)
 {
-	unsigned int verbose = READ_ONCE(h->verbose);
+	const struct dmfa_call *c = ctx;
+
+	return dmfa_arch_stack(c->regs, entries, max);
+}
+
+/*
+ * The hook's line for a fault (attr.log): the engine calls it for every
+ * fault while verbose is set, fail-nth ones included.
+ */
+static void dmfa_log_fault(struct dmf_attr *a, void *ctx)
+{
+	struct dmfa_hook *h = container_of(a, struct dmfa_hook, attr);
+	const struct dmfa_call *c = ctx;
 	const char *cache = "-";
 
 	/* __GFP_NOWARN callers may hold locks printk needs (commit 6b9dbedbe349) */
-	if (!verbose || (c->gfp & __GFP_NOWARN) || !__ratelimit(&h->attr.rs))
+	if ((c->gfp & __GFP_NOWARN) || !__ratelimit(&a->rs))
 		return;
 	if (h->id == DMFA_FAILSLAB) {
 		if (c->cache)
 			cache = dmfa_cache_name(c->cache) ?: "?";
 		pr_notice("FAULT_INJECTION: forcing a failure: %s %s(cache %s, size %llu, gfp %pGg) pid %d (%s)\n",
-			  h->name, d->symbol, cache, c->size, &c->gfp,
+			  h->name, c->desc->symbol, cache, c->size, &c->gfp,
 			  task_pid_nr(current), current->comm);
 	} else {
 		pr_notice("FAULT_INJECTION: forcing a failure: %s %s(order %u, gfp %pGg) pid %d (%s)\n",
-			  h->name, d->symbol, c->order, &c->gfp,
+			  h->name, c->desc->symbol, c->order, &c->gfp,
 			  task_pid_nr(current), current->comm);
 	}
-	if (verbose > 1) {
+	if (READ_ONCE(a->verbose) > 1) {
 		unsigned long chain[DMF_STACK_DEPTH_MAX];
-		unsigned int i, n = dmfa_arch_stack(regs, chain, ARRAY_SIZE(chain));
+		unsigned int i, n = dmfa_arch_stack(c->regs, chain, ARRAY_SIZE(chain));
 
 		/* the chain the stack filter sees, not the breakpoint's frames */
 		for (i = 0; i < n; i++)
@@ -239,43 +263,42 @@ static void dmfa_log(struct dmfa_hook *h, const struct dmfa_probe_desc *d,
 	}
 }
 
+/* The task's say first (fail-nth, the task filter), then the engine's. */
+static bool dmfa_decide(struct dmfa_hook *h, struct dmfa_call *c)
+{
+	switch (dmfa_task_decide(h, c)) {
+	case DMFA_TASK_FAIL:
+		dmf_force_fail(&h->attr, c);
+		return true;
+	case DMFA_TASK_PASS:
+		dmf_count_filtered(&h->attr);
+		return false;
+	case DMFA_TASK_SKIP:
+		return false;
+	default:
+		return dmf_should_fail_ctx(&h->attr, c->size, c);
+	}
+}
+
 /*
  * The probe handler, at the entry of an allocator function: domain
- * filters, then the engine; to fail, return from the function at once.
- * Runs in any context the allocator runs in: no sleeping, no allocation.
+ * filters, per-task decisions, then the engine; to fail, return from the
+ * function at once.  Runs in any context the allocator runs in: no
+ * sleeping, no allocation.
  */
 static int dmfa_probe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct dmfa_probe *p = container_of(kp, struct dmfa_probe, kp);
-	const struct dmfa_probe_desc *d = p->desc;
+	struct dmfa_call c = { .regs = regs, .desc = p->desc };
 	struct dmfa_hook *h = p->hook;
-	struct dmfa_call c = { };
 
 	this_cpu_inc(*h->seen);
-	if (this_cpu_read(dmfa_busy))
-		return 0;
-	c.gfp = (__force gfp_t)dmfa_arch_arg(regs, d->gfp);
-	if (c.gfp & __GFP_NOFAIL)
-		return 0;
-	if (READ_ONCE(h->ignore_gfp_wait) && (c.gfp & __GFP_DIRECT_RECLAIM))
-		return 0;
-	if (h->id == DMFA_FAIL_PAGE_ALLOC) {
-		if (!dmfa_page_wanted(h, d, regs, &c))
-			return 0;
-	} else if (!dmfa_slab_wanted(h, d, regs, &c)) {
-		return 0;
-	}
-	/* fail-nth counts only allocations inside the stack scope */
-	if ((READ_ONCE(h->attr.flags) & DMF_USE_FAIL_NTH) && dmfa_nth_pending() &&
-	    !dmf_stack_allows(&h->attr, regs))
-		return 0;
-	if (!dmf_should_fail_ctx(&h->attr, c.size, regs))
+	if (this_cpu_read(dmfa_busy) || !dmfa_wanted(h, &c) || !dmfa_decide(h, &c))
 		return 0;
 	/* the last of times: nothing more to do, disarm (as the kernel cannot) */
-	if (h->attr.times >= 0 && !atomic64_read(&h->attr.times_left))
+	if (READ_ONCE(h->attr.times) >= 0 && !atomic64_read(&h->attr.times_left))
 		dmfa_rearm_soon();
-	dmfa_log(h, d, &c, regs);
-	dmfa_arch_fail(regs, dmfa_fail_value(d, regs));
+	dmfa_arch_fail(regs, dmfa_fail_value(c.desc, regs));
 	return 1;
 }
 
@@ -341,7 +364,7 @@ static bool dmfa_probe_try(struct dmfa_hook *h, const struct dmfa_probe_desc *d)
  * disabled until the hook is armed.
  */
 static void dmfa_hook_choose(struct dmfa_hook *h, const struct dmfa_probe_desc *point,
-			    const struct dmfa_probe_desc *entries, unsigned int nr)
+			     const struct dmfa_probe_desc *entries, unsigned int nr)
 {
 	unsigned int i;
 
@@ -352,7 +375,7 @@ static void dmfa_hook_choose(struct dmfa_hook *h, const struct dmfa_probe_desc *
 		pr_warn("%s: no allocator function to probe in this kernel\n", h->name);
 }
 
-void dmfa_show_probes(struct seq_file *m, struct dmfa_hook *h)
+void dmfa_hook_list_probes(struct seq_file *m, struct dmfa_hook *h)
 {
 	unsigned int i;
 
@@ -362,35 +385,23 @@ void dmfa_show_probes(struct seq_file *m, struct dmfa_hook *h)
 			   h->probes[i].addr ? "breakpoint" : "entry");
 }
 
-/**
- * dmfa_hook_update - arm or disarm a hook to match its configuration
- * @h: the hook
- *
- * Armed while a fail-nth count is pending, or the probability is not zero
- * and times is not used up.
- * Arming enables the hook's kprobes (a breakpoint in each function),
- * disarming disables them: no breakpoint is left and nothing runs.  They
- * are not unregistered and registered again, which would cost an
- * instruction slot, an optprobe aggregate and a hash insert each time.
- *
- * Caller holds dmfa_lock.
- *
- * Return: 0, or the error of enable_kprobe().
+/*
+ * Arm or disarm one hook to match its configuration: armed while a
+ * fail-nth count is pending (@nth), or the probability is not zero and
+ * times is not used up.  Arming enables the hook's kprobes (a breakpoint
+ * in each function), disarming disables them: no breakpoint is left and
+ * nothing runs.  They are not unregistered and registered again, which
+ * would cost an instruction slot, an optprobe aggregate and a hash insert
+ * each time.
  */
-int dmfa_hook_update(struct dmfa_hook *h)
+static int dmfa_hook_arm(struct dmfa_hook *h, bool nth)
 {
-	bool nth = dmfa_nth_active();
 	unsigned int i;
 	bool want;
 	int r = 0;
 
-	lockdep_assert_held(&dmfa_lock);
-	if (nth)
-		WRITE_ONCE(h->attr.flags, h->attr.flags | DMF_USE_FAIL_NTH);
-	else
-		WRITE_ONCE(h->attr.flags, h->attr.flags & ~DMF_USE_FAIL_NTH);
 	want = !dmfa_exiting && (nth || (!dmf_prob_is_zero(&h->attr.prob) &&
-					atomic64_read(&h->attr.times_left)));
+					 atomic64_read(&h->attr.times_left)));
 	if (want == h->armed)
 		return 0;
 	if (want && !h->nr_probes)
@@ -412,14 +423,58 @@ int dmfa_hook_update(struct dmfa_hook *h)
 	return 0;
 }
 
-void dmfa_update_all(void)
+/**
+ * dmfa_rearm - arm or disarm both hooks to match their state
+ *
+ * The one place arming is decided: after a knob that can change it is
+ * written (probability, times, fail-nth), from dmfa_rearm_soon(), at load
+ * and at unload.  A pending fail-nth count arms both hooks.
+ *
+ * Caller holds dmfa_lock.
+ *
+ * Return: 0, or the first error of a hook that could not be armed.
+ */
+int dmfa_rearm(void)
 {
+	bool nth = dmfa_nth_refresh();
 	unsigned int i;
+	int r = 0, e;
 
+	lockdep_assert_held(&dmfa_lock);
+	for (i = 0; i < DMFA_NR_HOOKS; i++) {
+		e = dmfa_hook_arm(&dmfa_hooks[i], nth);
+		r = r ?: e;
+	}
+	return r;
+}
+
+static void dmfa_rearm_fn(struct work_struct *work)
+{
 	mutex_lock(&dmfa_lock);
-	for (i = 0; i < DMFA_NR_HOOKS; i++)
-		dmfa_hook_update(&dmfa_hooks[i]);
+	dmfa_rearm();
 	mutex_unlock(&dmfa_lock);
+}
+
+static DECLARE_WORK(dmfa_rearm_work, dmfa_rearm_fn);
+
+static void dmfa_rearm_queue(struct irq_work *w)
+{
+	queue_work(system_wq, &dmfa_rearm_work);
+}
+
+static DEFINE_IRQ_WORK(dmfa_rearm_irq, dmfa_rearm_queue);
+
+/**
+ * dmfa_rearm_soon - have dmfa_rearm() run shortly
+ *
+ * For the probe handler and the task exit hook, which cannot take
+ * dmfa_lock: when times runs out, a fail-nth count fires or its task
+ * exits, the hooks may have nothing left to do.  An irq_work, safe from
+ * the breakpoint handler, queues the work.
+ */
+void dmfa_rearm_soon(void)
+{
+	irq_work_queue(&dmfa_rearm_irq);
 }
 
 /*
@@ -440,9 +495,10 @@ static int dmfa_hook_init(struct dmfa_hook *h, const char *param)
 		return -ENOMEM;
 	}
 	h->attr.times = 1;
-	h->attr.stack_save = dmfa_arch_stack;
+	h->attr.verbose = 1;
+	h->attr.stack_save = dmfa_stack_save;
+	h->attr.log = dmfa_log_fault;
 	dmf_attr_reset(&h->attr);
-	h->verbose = 1;
 	h->ignore_gfp_wait = true;
 	if (h->id == DMFA_FAIL_PAGE_ALLOC) {
 		h->ignore_gfp_highmem = true;
@@ -476,6 +532,22 @@ static void dmfa_hook_destroy(struct dmfa_hook *h)
 	dmf_attr_destroy(&h->attr);
 }
 
+/* For good: at unload, or a load that failed half way. */
+static void dmfa_disarm_all(void)
+{
+	mutex_lock(&dmfa_lock);
+	dmfa_exiting = true;
+	dmfa_rearm();
+	mutex_unlock(&dmfa_lock);
+}
+
+/* Wait for a pending dmfa_rearm_soon(); nothing can queue one any more. */
+static void dmfa_rearm_sync(void)
+{
+	irq_work_sync(&dmfa_rearm_irq);
+	cancel_work_sync(&dmfa_rearm_work);
+}
+
 static int __init dmfa_init(void)
 {
 	struct dmfa_hook *slab = &dmfa_hooks[DMFA_FAILSLAB];
@@ -489,9 +561,9 @@ static int __init dmfa_init(void)
 	if (r)
 		goto out_page;
 	dmfa_hook_choose(slab, &dmfa_failslab_point, dmfa_slab_entries,
-			ARRAY_SIZE(dmfa_slab_entries));
+			 ARRAY_SIZE(dmfa_slab_entries));
 	dmfa_hook_choose(page, &dmfa_fail_page_point, dmfa_page_entries,
-			ARRAY_SIZE(dmfa_page_entries));
+			 ARRAY_SIZE(dmfa_page_entries));
 	r = dmfa_filter_init();
 	if (r)
 		goto out_hooks;
@@ -502,7 +574,7 @@ static int __init dmfa_init(void)
 	if (r)
 		goto out_task;
 	mutex_lock(&dmfa_lock);
-	r = dmfa_hook_update(slab) ?: dmfa_hook_update(page);
+	r = dmfa_rearm();
 	mutex_unlock(&dmfa_lock);
 	if (r)
 		goto out_debugfs;
@@ -513,13 +585,10 @@ static int __init dmfa_init(void)
 
 out_debugfs:
 	dmfa_debugfs_exit();
-	mutex_lock(&dmfa_lock);
-	dmfa_exiting = true;
-	dmfa_hook_update(slab);
-	dmfa_hook_update(page);
-	mutex_unlock(&dmfa_lock);
+	dmfa_disarm_all();
 out_task:
 	dmfa_task_stop();
+	dmfa_rearm_sync();
 	dmfa_task_exit();
 out_filter:
 	dmfa_filter_exit();
@@ -537,12 +606,9 @@ static void __exit dmfa_exit(void)
 
 	dmfa_debugfs_exit();
 	dmfa_filter_exit();
-	mutex_lock(&dmfa_lock);
-	dmfa_exiting = true;
-	for (i = 0; i < DMFA_NR_HOOKS; i++)
-		dmfa_hook_update(&dmfa_hooks[i]);
-	mutex_unlock(&dmfa_lock);
+	dmfa_disarm_all();
 	dmfa_task_stop();
+	dmfa_rearm_sync();
 	dmfa_task_exit();
 	/* a task preempted between a probe and the return stub is past it now */
 	synchronize_rcu_tasks();

@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dmf_alloc internals, shared by the hook core (dmf-alloc.c), the filters
- * that need kernel lookups (dmf-alloc-filter.c), per-task marking and
- * fail-nth (dmf-alloc-task.c), the debugfs knobs (dmf-alloc-debugfs.c) and
- * the architecture part (dmf-alloc-x86.c).
+ * dmf_alloc internals: the types and functions its files share.
+ *
+ *   dmf-alloc.c          probe tables, the probe handler and its log line,
+ *                        arming (dmfa_rearm()), load and unload
+ *   dmf-alloc-task.c     per-task decisions: marks (make-it-fail) and
+ *                        fail-nth, asked before the engine
+ *   dmf-alloc-filter.c   lookups in the running kernel: slab cache names,
+ *                        module and symbol text for the stack filter
+ *   dmf-alloc-debugfs.c  the knobs
+ *   dmf-alloc-x86.c      the architecture part
+ *
+ * Names private to mm/ start with dmfa_; dmf_ names are the engine's.
  */
 #ifndef _DMF_ALLOC_H
 #define _DMF_ALLOC_H
@@ -52,6 +60,16 @@ struct dmfa_probe_desc {
 
 struct dmfa_hook;
 
+/* One trapped allocation: what the probe handler learned; the engine's ctx. */
+struct dmfa_call {
+	struct pt_regs *regs;
+	const struct dmfa_probe_desc *desc;
+	gfp_t gfp;
+	struct kmem_cache *cache;
+	u64 size;		/* bytes (slab) or pages (page hook), for space */
+	unsigned int order;
+};
+
 struct dmfa_probe {
 	struct kprobe kp;
 	const struct dmfa_probe_desc *desc;
@@ -82,16 +100,15 @@ enum dmfa_list {
 struct dmfa_hook {
 	const char *name;
 	enum dmfa_hook_id id;
-	struct dmf_attr attr;
+	struct dmf_attr attr;		/* the policy, verbose and its ratelimit */
 	u64 __percpu *seen;		/* every call the probes saw */
 
-	/* domain filters, read locklessly by the probe handler */
+	/* filters applied before the engine, read locklessly by the probe handler */
+	bool task_filter;		/* only marked tasks */
 	bool ignore_gfp_wait;
 	bool ignore_gfp_highmem;
 	u32 min_order;
 	struct dmfa_names __rcu *cache_filter;
-
-	unsigned int verbose;
 
 	/* the stack filter as configured; attr.stack is derived from it */
 	unsigned int stack_depth;
@@ -108,7 +125,7 @@ struct dmfa_hook {
 };
 
 extern struct dmfa_hook dmfa_hooks[DMFA_NR_HOOKS];
-extern struct mutex dmfa_lock;	/* configuration and arming */
+extern struct mutex dmfa_lock;		/* configuration and arming */
 
 /* Kernel interfaces that changed; DMFA_* detected by Kbuild in the headers. */
 static inline void dmfa_module_text(const struct module *mod, struct dmf_range *r)
@@ -128,11 +145,18 @@ static inline void dmfa_module_text(const struct module *mod, struct dmf_range *
 #define dmfa_kmalloc_type(gfp, caller)	kmalloc_type(gfp)
 #endif
 
+/* What the per-task state says of one call: dmfa_task_decide(). */
+enum dmfa_task_verdict {
+	DMFA_TASK_NONE,		/* nothing: the engine decides */
+	DMFA_TASK_FAIL,		/* a fail-nth count came due */
+	DMFA_TASK_PASS,		/* not marked, or a count not yet due: filtered */
+	DMFA_TASK_SKIP,		/* a count pending, the call out of scope: not counted */
+};
+
 /* dmf-alloc.c */
-int dmfa_hook_update(struct dmfa_hook *h);
+int dmfa_rearm(void);
 void dmfa_rearm_soon(void);
-void dmfa_update_all(void);
-void dmfa_show_probes(struct seq_file *m, struct dmfa_hook *h);
+void dmfa_hook_list_probes(struct seq_file *m, struct dmfa_hook *h);
 
 /* dmf-alloc-filter.c */
 int dmfa_filter_init(void);
@@ -141,7 +165,7 @@ const char *dmfa_cache_name(const struct kmem_cache *s);
 bool dmfa_cache_names_known(void);
 bool dmfa_is_boot_cache(const struct kmem_cache *s);
 struct kmem_cache *dmfa_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets,
-				     unsigned long caller);
+				      unsigned long caller);
 struct dmfa_names *dmfa_names_parse(const char *s, unsigned int max, bool modules);
 void dmfa_names_free(struct dmfa_names *n);
 int dmfa_names_show(struct seq_file *m, const struct dmfa_names *n);
@@ -152,12 +176,12 @@ int dmfa_symbol_check(const char *name);
 int dmfa_task_init(void);
 void dmfa_task_stop(void);
 void dmfa_task_exit(void);
-bool dmfa_nth_active(void);
-bool dmfa_nth_pending(void);
-int dmfa_marks_show(struct seq_file *m);
-int dmfa_marks_store(char *val, bool mark);
-int dmfa_nths_show(struct seq_file *m);
-int dmfa_nths_store(char *val);
+enum dmfa_task_verdict dmfa_task_decide(struct dmfa_hook *h, struct dmfa_call *c);
+bool dmfa_nth_refresh(void);
+int dmfa_marks_list(struct seq_file *m);
+int dmfa_marks_write(char *val, bool mark);
+int dmfa_nths_list(struct seq_file *m);
+int dmfa_nths_write(char *val);
 DECLARE_PER_CPU(unsigned int, dmfa_busy);
 
 /* dmf-alloc-debugfs.c */
@@ -171,6 +195,6 @@ void dmfa_arch_fail(struct pt_regs *regs, unsigned long ret);
 bool dmfa_arch_module_addr(unsigned long addr);
 kprobe_opcode_t *dmfa_arch_past_ftrace(kprobe_opcode_t *addr);
 bool dmfa_arch_in_task(void);
-unsigned int dmfa_arch_stack(void *ctx, unsigned long *entries, unsigned int max);
+unsigned int dmfa_arch_stack(struct pt_regs *regs, unsigned long *entries, unsigned int max);
 
 #endif /* _DMF_ALLOC_H */
