@@ -120,20 +120,6 @@ static int setup_stack_in(struct dmf_attr *a)
 	return setup_stack(a, 0xffffffff81008000, 0xffffffff81009000);
 }
 
-static bool task_marked(void)
-{
-	return false;
-}
-
-static const struct dmf_task_ops task_ops = { .marked = task_marked };
-
-/* Task filter on, the task not marked: filtered out. */
-static int setup_task(struct dmf_attr *a)
-{
-	a->flags |= DMF_TASK_FILTER;
-	return dmf_register_task_ops(&task_ops) || set(a, "p", "100%");
-}
-
 static const struct bench_case cases[] = {
 	{ "baseline", "empty function, subtracted from the others", setup_none, 0 },
 	{ "p0", "p=0: early out (no fault configured)", setup_p0, 50 },
@@ -143,7 +129,6 @@ static const struct bench_case cases[] = {
 	{ "interval", "p=100%, interval=1000: not due (1 in 1000 fires)", setup_interval, 50 },
 	{ "interval-p0.1%", "p=0.1%, interval=10 (1 in 10 draws)", setup_interval_p01, 50 },
 	{ "space", "p=100%, space left: consumed, not firing", setup_space, 0 },
-	{ "task-filter", "task filter, task not marked: filtered out", setup_task, 0 },
 	{ "stack-out", "stack filter (8 frames), require misses: out", setup_stack_out, 0 },
 	{ "stack-in", "stack filter (8 frames), require matches: fires", setup_stack_in, 0 },
 };

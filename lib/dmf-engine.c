@@ -20,9 +20,6 @@
 
 #define DMF_GOLDEN	0x9e3779b97f4a7c15ULL
 
-static DEFINE_MUTEX(dmf_task_ops_lock);
-static const struct dmf_task_ops __rcu *dmf_task_ops;
-
 /* splitmix64's finaliser: a bijective 64-bit mix of the draw position. */
 static u64 dmf_mix(u64 z)
 {
@@ -112,90 +109,57 @@ static int dmf_parse_digits(const char **s, u64 *v, int *dropped)
 	return n;
 }
 
-/**
- * dmf_prob_parse - parse a probability
- * @s: the text
- * @p: the result
- *
- * Accepted forms: "A/B" (a fraction), "5" or "0.25" (percent, as the
- * kernel's fault-injection reads a bare number), "5%" or "1e-3%" (percent),
- * "1e-6" or "2.5E-3" (a fraction in scientific notation).
- *
- * Return: 0, -EINVAL for malformed text, -ERANGE for a value outside 0..1
- * or finer than 10^-18.
- */
-int dmf_prob_parse(const char *s, struct dmf_prob *p)
+/* "A/B": a fraction, reduced first so that 2/2000000000000000000 still fits. */
+static int dmf_prob_parse_fraction(const char *s, struct dmf_prob *p)
 {
-	int frac = 0, exp10 = 0, dropped = 0, fdropped = 0, n, k;
-	bool percent = true;
-	u64 m = 0, b = 0, den = 1;
-
-	if (!s || !*s)
-		return -EINVAL;
-
-	if (strchr(s, '/')) {
-		n = dmf_parse_digits(&s, &m, &dropped);
-		if (n <= 0 || *s != '/')
-			return n < 0 ? n : -EINVAL;
-		s++;
-		k = dmf_parse_digits(&s, &b, &dropped);
-		if (k <= 0 || *s || !b)
-			return k < 0 ? k : -EINVAL;
-		if (dropped)
-			return -ERANGE;
-		/* reduce first so that 2/2000000000000000000 still fits */
-		if (m) {
-			u64 g = gcd(m, b);
-
-			m /= g;
-			b /= g;
-		} else {
-			b = 1;		/* zero is zero over any denominator */
-		}
-		return dmf_prob_set(p, m, b);
-	}
+	int dropped = 0, n;
+	u64 m = 0, b = 0, g;
 
 	n = dmf_parse_digits(&s, &m, &dropped);
-	if (n < 0)
-		return n;
-	if (*s == '.') {
-		s++;
-		k = dmf_parse_digits(&s, &m, &fdropped);
-		if (k < 0)
-			return k;
-		frac = k - fdropped;
-		n += k;
+	if (n <= 0 || *s != '/')
+		return n < 0 ? n : -EINVAL;
+	s++;
+	n = dmf_parse_digits(&s, &b, &dropped);
+	if (n <= 0 || *s || !b)
+		return n < 0 ? n : -EINVAL;
+	if (dropped)
+		return -ERANGE;
+	if (m) {
+		g = gcd(m, b);
+		m /= g;
+		b /= g;
+	} else {
+		b = 1;		/* zero is zero over any denominator */
 	}
-	if (!n)
-		return -EINVAL;
-	if (*s == 'e' || *s == 'E') {
-		bool neg = false;
+	return dmf_prob_set(p, m, b);
+}
 
-		s++;
-		if (*s == '-' || *s == '+')
-			neg = *s++ == '-';
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		for (; *s >= '0' && *s <= '9'; s++) {
-			exp10 = exp10 * 10 + (*s - '0');
-			if (exp10 > 1000)
-				return -ERANGE;
-		}
-		if (neg)
-			exp10 = -exp10;
-		percent = false;
-	}
-	if (*s == '%') {
-		percent = true;
-		s++;
-	}
-	if (*s)
+/* The exponent after 'e' or 'E', at most 1000 either way. */
+static int dmf_parse_exp10(const char **s, int *exp10)
+{
+	bool neg = false;
+
+	if (**s == '-' || **s == '+')
+		neg = *(*s)++ == '-';
+	if (**s < '0' || **s > '9')
 		return -EINVAL;
+	for (*exp10 = 0; **s >= '0' && **s <= '9'; (*s)++) {
+		*exp10 = *exp10 * 10 + (**s - '0');
+		if (*exp10 > 1000)
+			return -ERANGE;
+	}
+	if (neg)
+		*exp10 = -*exp10;
+	return 0;
+}
+
+/* Set @p to m * 10^k, or -ERANGE if that is above 1 or finer than 10^-18. */
+static int dmf_prob_set_pow10(struct dmf_prob *p, u64 m, int k)
+{
+	u64 den = 1;
+
 	if (!m)
 		return dmf_prob_set(p, 0, 1);
-
-	/* value = m * 10^k */
-	k = dropped + exp10 - frac - (percent ? 2 : 0);
 	for (; k > 0; k--) {
 		if (m > 1)
 			return -ERANGE;
@@ -211,6 +175,63 @@ int dmf_prob_parse(const char *s, struct dmf_prob *p)
 	for (; k < 0; k++)
 		den *= 10;
 	return dmf_prob_set(p, m, den);
+}
+
+/* "5", "0.25", "5%", "1e-3%", "1e-6", "2.5E-3": a decimal, percent unless an exponent. */
+static int dmf_prob_parse_decimal(const char *s, struct dmf_prob *p)
+{
+	int frac = 0, exp10 = 0, dropped = 0, fdropped = 0, n, k, r;
+	bool percent = true;
+	u64 m = 0;
+
+	n = dmf_parse_digits(&s, &m, &dropped);
+	if (n < 0)
+		return n;
+	if (*s == '.') {
+		s++;
+		k = dmf_parse_digits(&s, &m, &fdropped);
+		if (k < 0)
+			return k;
+		frac = k - fdropped;
+		n += k;
+	}
+	if (!n)
+		return -EINVAL;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		r = dmf_parse_exp10(&s, &exp10);
+		if (r)
+			return r;
+		percent = false;
+	}
+	if (*s == '%') {
+		percent = true;
+		s++;
+	}
+	if (*s)
+		return -EINVAL;
+	return dmf_prob_set_pow10(p, m, dropped + exp10 - frac - (percent ? 2 : 0));
+}
+
+/**
+ * dmf_prob_parse - parse a probability
+ * @s: the text
+ * @p: the result
+ *
+ * Accepted forms: "A/B" (a fraction), "5" or "0.25" (percent, as the
+ * kernel's fault-injection reads a bare number), "5%" or "1e-3%" (percent),
+ * "1e-6" or "2.5E-3" (a fraction in scientific notation).
+ *
+ * Return: 0, -EINVAL for malformed text, -ERANGE for a value outside 0..1
+ * or finer than 10^-18.
+ */
+int dmf_prob_parse(const char *s, struct dmf_prob *p)
+{
+	if (!s || !*s)
+		return -EINVAL;
+	if (strchr(s, '/'))
+		return dmf_prob_parse_fraction(s, p);
+	return dmf_prob_parse_decimal(s, p);
 }
 EXPORT_SYMBOL_GPL(dmf_prob_parse);
 
@@ -254,6 +275,26 @@ int dmf_prob_format(const struct dmf_prob *p, char *buf, size_t len)
 	return snprintf(buf, len, "%llu.%.*s%%", ip, i, digits + 2);
 }
 EXPORT_SYMBOL_GPL(dmf_prob_format);
+
+/**
+ * dmf_prob_publish - change a probability that callers may be deciding on
+ * @dst: the attribute's probability
+ * @src: the new value
+ *
+ * The predicate reads thresh only, one aligned word, so one store
+ * publishes the new value without a torn read: no seqcount (a kprobe
+ * handler that interrupted the writer on its CPU would spin on it for
+ * good) and no RCU-freed copy per write.  num and den, which only the
+ * printing paths read, are written first; those readers hold the lock
+ * the writer holds.
+ */
+void dmf_prob_publish(struct dmf_prob *dst, const struct dmf_prob *src)
+{
+	dst->num = src->num;
+	dst->den = src->den;
+	WRITE_ONCE(dst->thresh, src->thresh);
+}
+EXPORT_SYMBOL_GPL(dmf_prob_publish);
 
 /**
  * dmf_attr_init - initialise an attribute with no fault configured
@@ -413,22 +454,6 @@ bool dmf_stack_allows(struct dmf_attr *a, void *ctx)
 }
 EXPORT_SYMBOL_GPL(dmf_stack_allows);
 
-/* 1: fail now, 0: pass, -1: let the attribute decide. */
-static int dmf_task_decides(struct dmf_attr *a)
-{
-	const struct dmf_task_ops *ops;
-	int r = -1;
-
-	rcu_read_lock();
-	ops = rcu_dereference(dmf_task_ops);
-	if ((a->flags & DMF_USE_FAIL_NTH) && ops && ops->fail_nth)
-		r = ops->fail_nth();
-	if (r < 0 && (a->flags & DMF_TASK_FILTER) && !(ops && ops->marked && ops->marked()))
-		r = 0;
-	rcu_read_unlock();
-	return r;
-}
-
 /* Consume space: true while the attribute still lets @size through. */
 static bool dmf_space_consumed(struct dmf_attr *a, u64 size)
 {
@@ -440,9 +465,13 @@ static bool dmf_space_consumed(struct dmf_attr *a, u64 size)
 	return false;
 }
 
-static void dmf_log(struct dmf_attr *a)
+/*
+ * dmf_log_fault - the engine's line for a fault of an attribute that has
+ * no logger of its own (the dm target's rules)
+ */
+static void dmf_log_fault(struct dmf_attr *a)
 {
-	if (!a->verbose || !__ratelimit(&a->rs))
+	if (!__ratelimit(&a->rs))
 		return;
 	pr_notice("%s: injecting fault (probability %llu/%llu, interval %llu, times left %lld, seed %llu)\n",
 		  a->name ? a->name : "?", a->prob.num, a->prob.den, a->interval,
@@ -451,46 +480,52 @@ static void dmf_log(struct dmf_attr *a)
 		dump_stack();
 }
 
-/* Interval, then probability: is this call due to fail? */
-static __always_inline bool dmf_due(struct dmf_attr *a)
+/* Interval, then probability (@thresh, read once per decision): is this call due to fail? */
+static __always_inline bool dmf_due(struct dmf_attr *a, u64 thresh)
 {
-	if (a->interval > 1 && atomic64_inc_return(&a->count) % a->interval)
+	u64 interval = READ_ONCE(a->interval);
+
+	if (interval > 1 && atomic64_inc_return(&a->count) % interval)
 		return false;
-	return a->prob.num == a->prob.den || dmf_attr_draw(a) < a->prob.thresh;
+	return thresh == U64_MAX || dmf_attr_draw(a) < thresh;
+}
+
+/* Count a fault and log it: the injector's logger, else the engine's. */
+static void dmf_injected(struct dmf_attr *a, void *ctx)
+{
+	this_cpu_inc(a->stats->injected);
+	if (!READ_ONCE(a->verbose))
+		return;
+	if (a->log)
+		a->log(a, ctx);
+	else
+		dmf_log_fault(a);
 }
 
 /*
- * Claim one of times and inject; @forced (a fail-nth count that came due)
- * injects even with none left.  Out of line, like the filters below, so
- * that a decision that does not fail touches no callee-saved register.
+ * Claim one of times and inject.  Out of line, like the filters below,
+ * so that a decision that does not fail touches no callee-saved register.
  */
-static noinline bool dmf_fire(struct dmf_attr *a, bool forced)
+static noinline bool dmf_fire(struct dmf_attr *a, void *ctx)
 {
-	if (a->times >= 0 && atomic64_dec_if_positive(&a->times_left) < 0 && !forced)
+	if (READ_ONCE(a->times) >= 0 && atomic64_dec_if_positive(&a->times_left) < 0)
 		return false;
-	this_cpu_inc(a->stats->injected);
-	dmf_log(a);
+	dmf_injected(a, ctx);
 	return true;
 }
 
-/* dmf_should_fail() for an attribute with task, stack or space limits. */
+/* dmf_should_fail() for an attribute with stack or space limits. */
 static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size, void *ctx)
 {
-	int r = -1;
+	u64 thresh = READ_ONCE(a->prob.thresh);
 
-	if (a->flags & (DMF_TASK_FILTER | DMF_USE_FAIL_NTH))
-		r = dmf_task_decides(a);
-	/* fail-nth fails whatever times says, but uses one up, as the kernel's */
-	if (r == 1)
-		return dmf_fire(a, true);
-	if (!r || dmf_prob_is_zero(&a->prob) || !dmf_stack_allows(a, ctx) ||
-	    !atomic64_read(&a->times_left)) {
+	if (!thresh || !dmf_stack_allows(a, ctx) || !atomic64_read(&a->times_left)) {
 		this_cpu_inc(a->stats->filtered);
 		return false;
 	}
-	if (a->space && dmf_space_consumed(a, size))
+	if (READ_ONCE(a->space) && dmf_space_consumed(a, size))
 		return false;
-	return dmf_due(a) && dmf_fire(a, false);
+	return dmf_due(a, thresh) && dmf_fire(a, ctx);
 }
 
 /**
@@ -499,25 +534,60 @@ static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size, void *ct
  * @size: bytes at stake, counted against space
  * @ctx: for a->stack_save(), or NULL; see dmf_stack_allows()
  *
- * Order: per-task fail-nth, probability 0, task filter, stack filter, times
- * exhausted (these four filter the call out), space, interval, probability,
- * then times is claimed.
+ * Order: probability 0, stack filter, times exhausted (these three filter
+ * the call out), space, interval, probability, then times is claimed.  An
+ * injector with filters of its own (task, cache, gfp) applies them first.
  *
  * Return: true to inject a fault.
  */
 bool dmf_should_fail_ctx(struct dmf_attr *a, u64 size, void *ctx)
 {
+	u64 thresh;
+
 	this_cpu_inc(a->stats->evaluated);
-	if (unlikely((a->flags & (DMF_TASK_FILTER | DMF_USE_FAIL_NTH)) ||
-		     READ_ONCE(a->stack.depth) || a->space))
+	if (unlikely(READ_ONCE(a->stack.depth) || READ_ONCE(a->space)))
 		return dmf_should_fail_slow(a, size, ctx);
-	if (dmf_prob_is_zero(&a->prob) || !atomic64_read(&a->times_left)) {
+	thresh = READ_ONCE(a->prob.thresh);
+	if (!thresh || !atomic64_read(&a->times_left)) {
 		this_cpu_inc(a->stats->filtered);
 		return false;
 	}
-	return dmf_due(a) && dmf_fire(a, false);
+	return dmf_due(a, thresh) && dmf_fire(a, ctx);
 }
 EXPORT_SYMBOL_GPL(dmf_should_fail_ctx);
+
+/**
+ * dmf_count_filtered - count a call that the injector's own filter stopped
+ * @a: the attribute
+ *
+ * For a filter the injector applies before asking the engine but counts
+ * as the engine's (the allocator hooks' task filter, a fail-nth count not
+ * yet due): evaluated, not passed.  Touches nothing else.
+ */
+void dmf_count_filtered(struct dmf_attr *a)
+{
+	this_cpu_inc(a->stats->evaluated);
+	this_cpu_inc(a->stats->filtered);
+}
+EXPORT_SYMBOL_GPL(dmf_count_filtered);
+
+/**
+ * dmf_force_fail - inject a fault the injector decided on (fail-nth)
+ * @a: the attribute
+ * @ctx: passed to a->log, or NULL
+ *
+ * Bypasses probability, interval, space, the stack filter and times, but
+ * uses up one of times if any is left, as the kernel's fail-nth does.
+ * Counted as evaluated, passed and injected, and logged like any fault.
+ */
+void dmf_force_fail(struct dmf_attr *a, void *ctx)
+{
+	this_cpu_inc(a->stats->evaluated);
+	if (READ_ONCE(a->times) >= 0)
+		atomic64_dec_if_positive(&a->times_left);
+	dmf_injected(a, ctx);
+}
+EXPORT_SYMBOL_GPL(dmf_force_fail);
 
 static int dmf_parse_s64(const char *val, s64 min, s64 *out)
 {
@@ -691,36 +761,6 @@ int dmf_attr_format(const struct dmf_attr *a, char *buf, size_t len)
 	return n;
 }
 EXPORT_SYMBOL_GPL(dmf_attr_format);
-
-/**
- * dmf_register_task_ops - install the per-task hooks (make-it-fail, fail-nth)
- * @ops: the hooks, which must stay valid until unregistered
- *
- * Return: 0, or -EBUSY if another user has them.
- */
-int dmf_register_task_ops(const struct dmf_task_ops *ops)
-{
-	int r = 0;
-
-	mutex_lock(&dmf_task_ops_lock);
-	if (rcu_access_pointer(dmf_task_ops))
-		r = -EBUSY;
-	else
-		rcu_assign_pointer(dmf_task_ops, ops);
-	mutex_unlock(&dmf_task_ops_lock);
-	return r;
-}
-EXPORT_SYMBOL_GPL(dmf_register_task_ops);
-
-void dmf_unregister_task_ops(const struct dmf_task_ops *ops)
-{
-	mutex_lock(&dmf_task_ops_lock);
-	if (rcu_access_pointer(dmf_task_ops) == ops)
-		RCU_INIT_POINTER(dmf_task_ops, NULL);
-	mutex_unlock(&dmf_task_ops_lock);
-	synchronize_rcu();
-}
-EXPORT_SYMBOL_GPL(dmf_unregister_task_ops);
 
 MODULE_DESCRIPTION("dm-fault decision engine");
 MODULE_AUTHOR("dm-fault developers");

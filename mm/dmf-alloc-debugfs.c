@@ -4,8 +4,17 @@
  * fail_page_alloc}/ with the names and meanings of the kernel's
  * fault-injection knobs, plus module and symbol scoping, seed, counters
  * and the probe list; mark, unmark and fail-nth at the top.  Every file
- * is root only.  Writes are serialised by dmf_alloc_lock and re-arm the
- * hooks as needed.
+ * is root only.
+ *
+ * Each knob is a row of dmfa_knobs[]: plain values by type and offset
+ * (bool, u32), the others with a show and a store of their own.  Rows are
+ * shown and stored under dmfa_lock; after a store to a row marked .arms
+ * (probability, times, fail-nth), dmfa_rearm() arms or disarms the hooks.
+ *
+ * Why not debugfs_create_bool() and debugfs_create_u32(), as
+ * lib/fault-inject.c has them: 6.1's bool write returns success for a
+ * value kstrtobool() refuses, and the u32 one truncates what does not
+ * fit; both would accept writes these knobs refuse with EINVAL.
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
@@ -20,44 +29,91 @@
 
 #include "dmf-alloc.h"
 
-#define DMF_SLAB	BIT(DMF_FAILSLAB)
-#define DMF_PAGE	BIT(DMF_FAIL_PAGE_ALLOC)
-#define DMF_BOTH	(DMF_SLAB | DMF_PAGE)
-#define DMF_TOP		0
+#define DMFA_SLAB	BIT(DMFA_FAILSLAB)
+#define DMFA_PAGE	BIT(DMFA_FAIL_PAGE_ALLOC)
+#define DMFA_BOTH	(DMFA_SLAB | DMFA_PAGE)
+#define DMFA_TOP	0
 
-struct dmf_knob {
+struct dmfa_knob {
 	const char *name;
 	umode_t mode;
-	unsigned int hooks;
-	unsigned long arg;	/* passed to show and store */
-	int (*show)(struct seq_file *m, struct dmf_hook *h, unsigned long arg);
-	int (*store)(struct dmf_hook *h, char *val, unsigned long arg);
+	u8 hooks;		/* the directories it is in; DMFA_TOP: the top one */
+	bool arms;		/* a write can arm or disarm: dmfa_rearm() after it */
+	size_t arg;		/* an offset in struct dmfa_hook, or a list */
+	int (*show)(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k);
+	int (*store)(struct dmfa_hook *h, const struct dmfa_knob *k, char *val);
 };
 
-struct dmf_knob_file {
-	const struct dmf_knob *knob;
-	struct dmf_hook *hook;
+struct dmfa_knob_file {
+	const struct dmfa_knob *knob;
+	struct dmfa_hook *hook;
 };
 
-static struct dentry *dmf_dir;
+static struct dentry *dmfa_dir;
 
-static int dmf_show_bool(struct seq_file *m, bool v)
+/* The field of @h at the knob's offset. */
+#define DMFA_AT(type, h, k)	((type *)((char *)(h) + (k)->arg))
+
+/* Plain values: Y/N and unsigned ints that any base may spell */
+
+static int dmfa_bool_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	seq_printf(m, "%c\n", v ? 'Y' : 'N');
+	seq_printf(m, "%c\n", READ_ONCE(*DMFA_AT(bool, h, k)) ? 'Y' : 'N');
 	return 0;
 }
 
-static int dmf_store_bool(bool *v, const char *val)
+static int dmfa_bool_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	bool b;
 
 	if (kstrtobool(val, &b))
 		return -EINVAL;
-	WRITE_ONCE(*v, b);
+	WRITE_ONCE(*DMFA_AT(bool, h, k), b);
 	return 0;
 }
 
-static int dmf_probability_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
+static int dmfa_u32_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
+{
+	seq_printf(m, "%u\n", READ_ONCE(*DMFA_AT(u32, h, k)));
+	return 0;
+}
+
+static int dmfa_u32_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
+{
+	u32 v;
+
+	if (kstrtou32(val, 0, &v))
+		return -EINVAL;
+	WRITE_ONCE(*DMFA_AT(u32, h, k), v);
+	return 0;
+}
+
+static int dmfa_u64_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
+{
+	seq_printf(m, "%llu\n", *DMFA_AT(u64, h, k));
+	return 0;
+}
+
+/* times and space read back what is left, as the kernel's atomic_t does */
+static int dmfa_left_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
+{
+	seq_printf(m, "%lld\n", (long long)atomic64_read(DMFA_AT(atomic64_t, h, k)));
+	return 0;
+}
+
+/* The engine's own parser for times, space and seed (decimal, as the kernel's). */
+static int dmfa_attr_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
+{
+	return dmf_attr_parse_kv(&h->attr, k->name, val);
+}
+
+static int dmfa_interval_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
+{
+	return dmf_attr_parse_kernel_interval(&h->attr, val);
+}
+
+static int dmfa_probability_show(struct seq_file *m, struct dmfa_hook *h,
+				 const struct dmfa_knob *k)
 {
 	char buf[64];
 
@@ -66,80 +122,30 @@ static int dmf_probability_show(struct seq_file *m, struct dmf_hook *h, unsigned
 	return 0;
 }
 
-static int dmf_probability_store(struct dmf_hook *h, char *val, unsigned long arg)
+/* The probe handler reads it as one word: see dmf_prob_publish(). */
+static int dmfa_probability_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	struct dmf_prob p, old = h->attr.prob;
+	struct dmf_prob p;
 	int r;
 
 	r = dmf_prob_parse(val, &p);
 	if (r)
 		return r;
-	h->attr.prob = p;
-	r = dmf_hook_update(h);
-	if (r) {
-		h->attr.prob = old;
-		dmf_hook_update(h);
-	}
-	return r;
-}
-
-static int dmf_interval_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%llu\n", h->attr.interval);
+	/* a hook with nothing to probe cannot be armed */
+	if (!dmf_prob_is_zero(&p) && !h->nr_probes)
+		return -ENODEV;
+	dmf_prob_publish(&h->attr.prob, &p);
 	return 0;
 }
 
-static int dmf_interval_store(struct dmf_hook *h, char *val, unsigned long arg)
-{
-	return dmf_attr_parse_kernel_interval(&h->attr, val);
-}
-
-/* times and space read back what is left, as the kernel's atomic_t does */
-static int dmf_times_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%lld\n", (long long)atomic64_read(&h->attr.times_left));
-	return 0;
-}
-
-static int dmf_times_store(struct dmf_hook *h, char *val, unsigned long arg)
-{
-	return dmf_attr_parse_kv(&h->attr, "times", val);
-}
-
-static int dmf_space_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%lld\n", (long long)atomic64_read(&h->attr.space_left));
-	return 0;
-}
-
-static int dmf_space_store(struct dmf_hook *h, char *val, unsigned long arg)
-{
-	return dmf_attr_parse_kv(&h->attr, "space", val);
-}
-
-static int dmf_verbose_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%u\n", h->verbose);
-	return 0;
-}
-
-static int dmf_verbose_store(struct dmf_hook *h, char *val, unsigned long arg)
-{
-	unsigned int v;
-
-	if (kstrtouint(val, 0, &v))
-		return -EINVAL;
-	WRITE_ONCE(h->verbose, v);
-	return 0;
-}
-
-static int dmf_rl_interval_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
+static int dmfa_rl_interval_show(struct seq_file *m, struct dmfa_hook *h,
+				 const struct dmfa_knob *k)
 {
 	seq_printf(m, "%u\n", jiffies_to_msecs(h->attr.rs.interval));
 	return 0;
 }
 
-static int dmf_rl_interval_store(struct dmf_hook *h, char *val, unsigned long arg)
+static int dmfa_rl_interval_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	unsigned int ms;
 
@@ -149,13 +155,13 @@ static int dmf_rl_interval_store(struct dmf_hook *h, char *val, unsigned long ar
 	return 0;
 }
 
-static int dmf_rl_burst_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
+static int dmfa_rl_burst_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
 	seq_printf(m, "%d\n", h->attr.rs.burst);
 	return 0;
 }
 
-static int dmf_rl_burst_store(struct dmf_hook *h, char *val, unsigned long arg)
+static int dmfa_rl_burst_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	int v;
 
@@ -165,133 +171,76 @@ static int dmf_rl_burst_store(struct dmf_hook *h, char *val, unsigned long arg)
 	return 0;
 }
 
-static int dmf_task_filter_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
-{
-	return dmf_show_bool(m, h->attr.flags & DMF_TASK_FILTER);
-}
+/* The stack filter: knobs the engine's ranges are derived from */
 
-static int dmf_task_filter_store(struct dmf_hook *h, char *val, unsigned long arg)
-{
-	bool b;
-
-	if (kstrtobool(val, &b))
-		return -EINVAL;
-	if (b)
-		WRITE_ONCE(h->attr.flags, h->attr.flags | DMF_TASK_FILTER);
-	else
-		WRITE_ONCE(h->attr.flags, h->attr.flags & ~DMF_TASK_FILTER);
-	return 0;
-}
-
-static int dmf_depth_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%u\n", h->stack_depth);
-	return 0;
-}
-
-static int dmf_depth_store(struct dmf_hook *h, char *val, unsigned long arg)
+static int dmfa_depth_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	unsigned int v;
 
 	if (kstrtouint(val, 0, &v))
 		return -EINVAL;
 	h->stack_depth = min_t(unsigned int, v, DMF_STACK_DEPTH_MAX);
-	return dmf_stack_resolve(h, NULL);
+	return dmfa_stack_resolve(h, NULL);
 }
 
 /* require-start and friends, decimal like the kernel's; any base on write */
-static int dmf_range_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
+static int dmfa_range_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	seq_printf(m, "%lu\n", *(unsigned long *)((char *)h + arg));
+	seq_printf(m, "%lu\n", *DMFA_AT(unsigned long, h, k));
 	return 0;
 }
 
-static int dmf_range_store(struct dmf_hook *h, char *val, unsigned long arg)
+static int dmfa_range_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	if (kstrtoul(val, 0, (unsigned long *)((char *)h + arg)))
+	if (kstrtoul(val, 0, DMFA_AT(unsigned long, h, k)))
 		return -EINVAL;
-	return dmf_stack_resolve(h, NULL);
+	return dmfa_stack_resolve(h, NULL);
 }
 
 /* Module and symbol lists share the DMF_STACK_RANGES - 1 slots of their side. */
-static int dmf_list_store(struct dmf_hook *h, char *val, unsigned long arg)
+static int dmfa_list_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	static const enum dmf_list other[DMF_NR_LISTS] = {
-		[DMF_REQUIRE_MODULE] = DMF_REQUIRE_SYMBOL,
-		[DMF_REJECT_MODULE] = DMF_REJECT_SYMBOL,
-		[DMF_REQUIRE_SYMBOL] = DMF_REQUIRE_MODULE,
-		[DMF_REJECT_SYMBOL] = DMF_REJECT_MODULE,
+	static const enum dmfa_list other[DMFA_NR_LISTS] = {
+		[DMFA_REQUIRE_MODULE] = DMFA_REQUIRE_SYMBOL,
+		[DMFA_REJECT_MODULE] = DMFA_REJECT_SYMBOL,
+		[DMFA_REQUIRE_SYMBOL] = DMFA_REQUIRE_MODULE,
+		[DMFA_REJECT_SYMBOL] = DMFA_REJECT_MODULE,
 	};
-	const enum dmf_list l = arg;
-	const bool symbols = l == DMF_REQUIRE_SYMBOL || l == DMF_REJECT_SYMBOL;
+	const enum dmfa_list l = k->arg;
+	const bool symbols = l == DMFA_REQUIRE_SYMBOL || l == DMFA_REJECT_SYMBOL;
 	unsigned int room = DMF_STACK_RANGES - 1, i;
-	struct dmf_names *n, *old;
+	struct dmfa_names *n, *old;
 	int r;
 
 	if (h->lists[other[l]])
 		room -= h->lists[other[l]]->nr;
-	n = dmf_names_parse(val, room, !symbols);
+	n = dmfa_names_parse(val, room, !symbols);
 	if (IS_ERR(n))
 		return PTR_ERR(n);
 	for (i = 0; symbols && n && i < n->nr; i++) {
-		r = dmf_symbol_check(n->name[i]);
+		r = dmfa_symbol_check(n->name[i]);
 		if (r) {
 			pr_info("%s: no symbol %s\n", h->name, n->name[i]);
-			dmf_names_free(n);
+			dmfa_names_free(n);
 			return r;
 		}
 	}
 	old = h->lists[l];
 	h->lists[l] = n;
-	dmf_names_free(old);
-	return dmf_stack_resolve(h, NULL);
+	dmfa_names_free(old);
+	return dmfa_stack_resolve(h, NULL);
 }
 
-static int dmf_list_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
+static int dmfa_list_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	return dmf_names_show(m, h->lists[arg]);
+	return dmfa_names_show(m, h->lists[k->arg]);
 }
 
-static int dmf_gfp_wait_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
+static int dmfa_cache_filter_show(struct seq_file *m, struct dmfa_hook *h,
+				  const struct dmfa_knob *k)
 {
-	return dmf_show_bool(m, h->ignore_gfp_wait);
-}
-
-static int dmf_gfp_wait_store(struct dmf_hook *h, char *val, unsigned long arg)
-{
-	return dmf_store_bool(&h->ignore_gfp_wait, val);
-}
-
-static int dmf_gfp_highmem_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
-{
-	return dmf_show_bool(m, h->ignore_gfp_highmem);
-}
-
-static int dmf_gfp_highmem_store(struct dmf_hook *h, char *val, unsigned long arg)
-{
-	return dmf_store_bool(&h->ignore_gfp_highmem, val);
-}
-
-static int dmf_min_order_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%u\n", h->min_order);
-	return 0;
-}
-
-static int dmf_min_order_store(struct dmf_hook *h, char *val, unsigned long arg)
-{
-	u32 v;
-
-	if (kstrtou32(val, 0, &v))
-		return -EINVAL;
-	WRITE_ONCE(h->min_order, v);
-	return 0;
-}
-
-static int dmf_cache_filter_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
-{
-	return dmf_names_show(m, rcu_dereference_protected(h->cache_filter,
-							   lockdep_is_held(&dmf_alloc_lock)));
+	return dmfa_names_show(m, rcu_dereference_protected(h->cache_filter,
+							   lockdep_is_held(&dmfa_lock)));
 }
 
 /*
@@ -299,37 +248,26 @@ static int dmf_cache_filter_show(struct seq_file *m, struct dmf_hook *h, unsigne
  * for every cache.  The kernel's Y (caches flagged in /sys/kernel/slab)
  * has no equivalent: no cache can be flagged without CONFIG_FAILSLAB.
  */
-static int dmf_cache_filter_store(struct dmf_hook *h, char *val, unsigned long arg)
+static int dmfa_cache_filter_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	struct dmf_names *n = NULL, *old;
+	struct dmfa_names *n = NULL, *old;
 
 	/* kstrtobool() would take "no_such_cache" for N */
 	if (!strcmp(val, "Y") || !strcmp(val, "y") || !strcmp(val, "1")) {
 		return -EINVAL;
 	} else if (strcmp(val, "N") && strcmp(val, "n") && strcmp(val, "0")) {
-		if (!dmf_cache_names_known())
+		if (!dmfa_cache_names_known())
 			return -EOPNOTSUPP;
-		n = dmf_names_parse(val, DMF_NAMES_MAX, false);
+		n = dmfa_names_parse(val, DMFA_NAMES_MAX, false);
 		if (IS_ERR(n))
 			return PTR_ERR(n);
 	}
-	old = rcu_replace_pointer(h->cache_filter, n, lockdep_is_held(&dmf_alloc_lock));
-	dmf_names_free(old);
+	old = rcu_replace_pointer(h->cache_filter, n, lockdep_is_held(&dmfa_lock));
+	dmfa_names_free(old);
 	return 0;
 }
 
-static int dmf_seed_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
-{
-	seq_printf(m, "%llu\n", h->attr.seed);
-	return 0;
-}
-
-static int dmf_seed_store(struct dmf_hook *h, char *val, unsigned long arg)
-{
-	return dmf_attr_parse_kv(&h->attr, "seed", val);
-}
-
-static int dmf_counters_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
+static int dmfa_counters_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
 	struct dmf_counters c;
 	u64 seen = 0;
@@ -344,7 +282,7 @@ static int dmf_counters_show(struct seq_file *m, struct dmf_hook *h, unsigned lo
 }
 
 /* "0" zeroes them; a call already past a counter may still add to it. */
-static int dmf_counters_store(struct dmf_hook *h, char *val, unsigned long arg)
+static int dmfa_counters_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	int cpu;
 
@@ -356,103 +294,105 @@ static int dmf_counters_store(struct dmf_hook *h, char *val, unsigned long arg)
 	return 0;
 }
 
-static int dmf_probes_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
+static int dmfa_probes_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	dmf_show_probes(m, h);
+	dmfa_hook_list_probes(m, h);
 	return 0;
 }
 
-static int dmf_mark_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
+/* The top directory: marks (arg: mark or unmark) and fail-nth */
+
+static int dmfa_mark_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	return dmf_marks_show(m);
+	return dmfa_marks_list(m);
 }
 
-static int dmf_mark_store(struct dmf_hook *h, char *val, unsigned long arg)
+static int dmfa_mark_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	return dmf_marks_store(val, true);
+	return dmfa_marks_write(val, k->arg);
 }
 
-static int dmf_unmark_store(struct dmf_hook *h, char *val, unsigned long arg)
+static int dmfa_nth_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
-	return dmf_marks_store(val, false);
+	return dmfa_nths_list(m);
 }
 
-static int dmf_nth_show(struct seq_file *m, struct dmf_hook *h, unsigned long arg)
+static int dmfa_nth_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	return dmf_nths_show(m);
+	return dmfa_nths_write(val);
 }
 
-static int dmf_nth_store(struct dmf_hook *h, char *val, unsigned long arg)
-{
-	return dmf_nths_store(val);
-}
+#define DMFA_OFF(field)	offsetof(struct dmfa_hook, field)
 
-#define DMF_KNOB(n, md, hk, fn) \
-	{ .name = n, .mode = md, .hooks = hk, .show = dmf_##fn##_show, .store = dmf_##fn##_store }
-#define DMF_ARG(n, fn, a) \
-	{ .name = n, .mode = 0600, .hooks = DMF_BOTH, .arg = a, \
-	  .show = dmf_##fn##_show, .store = dmf_##fn##_store }
-#define DMF_RO(n, hk, fn) \
-	{ .name = n, .mode = 0400, .hooks = hk, .show = dmf_##fn##_show }
+/* A knob of its own: show and store named dmfa_<fn>_show/_store. */
+#define DMFA_KNOB(n, hk, fn, ...) \
+	{ .name = n, .mode = 0600, .hooks = hk, .show = dmfa_##fn##_show, \
+	  .store = dmfa_##fn##_store, __VA_ARGS__ }
+/* A plain value of type t (bool, u32) at a field of the hook. */
+#define DMFA_PLAIN(n, hk, t, field) \
+	DMFA_KNOB(n, hk, t, .arg = DMFA_OFF(field))
+/* Shown from a field, stored by its own function. */
+#define DMFA_FIELD_KNOB(n, shown_as, store_fn, field, ...) \
+	{ .name = n, .mode = 0600, .hooks = DMFA_BOTH, .arg = DMFA_OFF(field), \
+	  .show = dmfa_##shown_as##_show, .store = dmfa_##store_fn##_store, __VA_ARGS__ }
 
-static const struct dmf_knob dmf_knobs[] = {
-	DMF_KNOB("probability", 0600, DMF_BOTH, probability),
-	DMF_KNOB("interval", 0600, DMF_BOTH, interval),
-	DMF_KNOB("times", 0600, DMF_BOTH, times),
-	DMF_KNOB("space", 0600, DMF_BOTH, space),
-	DMF_KNOB("verbose", 0600, DMF_BOTH, verbose),
-	DMF_KNOB("verbose_ratelimit_interval_ms", 0600, DMF_BOTH, rl_interval),
-	DMF_KNOB("verbose_ratelimit_burst", 0600, DMF_BOTH, rl_burst),
-	DMF_KNOB("task-filter", 0600, DMF_BOTH, task_filter),
-	DMF_KNOB("stacktrace-depth", 0600, DMF_BOTH, depth),
-	DMF_ARG("require-start", range, offsetof(struct dmf_hook, require_start)),
-	DMF_ARG("require-end", range, offsetof(struct dmf_hook, require_end)),
-	DMF_ARG("reject-start", range, offsetof(struct dmf_hook, reject_start)),
-	DMF_ARG("reject-end", range, offsetof(struct dmf_hook, reject_end)),
-	DMF_ARG("require-module", list, DMF_REQUIRE_MODULE),
-	DMF_ARG("reject-module", list, DMF_REJECT_MODULE),
-	DMF_ARG("require-symbol", list, DMF_REQUIRE_SYMBOL),
-	DMF_ARG("reject-symbol", list, DMF_REJECT_SYMBOL),
-	DMF_KNOB("ignore-gfp-wait", 0600, DMF_BOTH, gfp_wait),
-	DMF_KNOB("ignore-gfp-highmem", 0600, DMF_PAGE, gfp_highmem),
-	DMF_KNOB("min-order", 0600, DMF_PAGE, min_order),
-	DMF_KNOB("cache-filter", 0600, DMF_SLAB, cache_filter),
-	DMF_KNOB("seed", 0600, DMF_BOTH, seed),
-	DMF_KNOB("counters", 0600, DMF_BOTH, counters),
-	DMF_RO("probes", DMF_BOTH, probes),
-	DMF_KNOB("mark", 0600, DMF_TOP, mark),
-	{ .name = "unmark", .mode = 0200, .hooks = DMF_TOP, .store = dmf_unmark_store },
-	DMF_KNOB("fail-nth", 0600, DMF_TOP, nth),
+static const struct dmfa_knob dmfa_knobs[] = {
+	DMFA_KNOB("probability", DMFA_BOTH, probability, .arms = true),
+	DMFA_FIELD_KNOB("interval", u64, interval, attr.interval),
+	DMFA_FIELD_KNOB("times", left, attr, attr.times_left, .arms = true),
+	DMFA_FIELD_KNOB("space", left, attr, attr.space_left),
+	DMFA_FIELD_KNOB("seed", u64, attr, attr.seed),
+	DMFA_PLAIN("verbose", DMFA_BOTH, u32, attr.verbose),
+	DMFA_KNOB("verbose_ratelimit_interval_ms", DMFA_BOTH, rl_interval),
+	DMFA_KNOB("verbose_ratelimit_burst", DMFA_BOTH, rl_burst),
+	DMFA_PLAIN("task-filter", DMFA_BOTH, bool, task_filter),
+	DMFA_FIELD_KNOB("stacktrace-depth", u32, depth, stack_depth),
+	DMFA_FIELD_KNOB("require-start", range, range, require_start),
+	DMFA_FIELD_KNOB("require-end", range, range, require_end),
+	DMFA_FIELD_KNOB("reject-start", range, range, reject_start),
+	DMFA_FIELD_KNOB("reject-end", range, range, reject_end),
+	DMFA_KNOB("require-module", DMFA_BOTH, list, .arg = DMFA_REQUIRE_MODULE),
+	DMFA_KNOB("reject-module", DMFA_BOTH, list, .arg = DMFA_REJECT_MODULE),
+	DMFA_KNOB("require-symbol", DMFA_BOTH, list, .arg = DMFA_REQUIRE_SYMBOL),
+	DMFA_KNOB("reject-symbol", DMFA_BOTH, list, .arg = DMFA_REJECT_SYMBOL),
+	DMFA_PLAIN("ignore-gfp-wait", DMFA_BOTH, bool, ignore_gfp_wait),
+	DMFA_PLAIN("ignore-gfp-highmem", DMFA_PAGE, bool, ignore_gfp_highmem),
+	DMFA_PLAIN("min-order", DMFA_PAGE, u32, min_order),
+	DMFA_KNOB("cache-filter", DMFA_SLAB, cache_filter),
+	DMFA_KNOB("counters", DMFA_BOTH, counters),
+	{ .name = "probes", .mode = 0400, .hooks = DMFA_BOTH, .show = dmfa_probes_show },
+	DMFA_KNOB("mark", DMFA_TOP, mark, .arg = true),
+	{ .name = "unmark", .mode = 0200, .hooks = DMFA_TOP, .store = dmfa_mark_store },
+	DMFA_KNOB("fail-nth", DMFA_TOP, nth, .arms = true),
 };
 
-/* One file per (directory, knob): index DMF_NR_HOOKS is the top directory. */
-static struct dmf_knob_file dmf_files[DMF_NR_HOOKS + 1][ARRAY_SIZE(dmf_knobs)];
+/* One file per (directory, knob): index DMFA_NR_HOOKS is the top directory. */
+static struct dmfa_knob_file dmfa_files[DMFA_NR_HOOKS + 1][ARRAY_SIZE(dmfa_knobs)];
 
-static int dmf_knob_show(struct seq_file *m, void *v)
+static int dmfa_knob_show(struct seq_file *m, void *v)
 {
-	const struct dmf_knob_file *f = m->private;
+	const struct dmfa_knob_file *f = m->private;
 	int r;
 
-	mutex_lock(&dmf_alloc_lock);
-	r = f->knob->show(m, f->hook, f->knob->arg);
-	mutex_unlock(&dmf_alloc_lock);
+	mutex_lock(&dmfa_lock);
+	r = f->knob->show(m, f->hook, f->knob);
+	mutex_unlock(&dmfa_lock);
 	return r;
 }
 
-static int dmf_knob_open(struct inode *inode, struct file *file)
+static int dmfa_knob_open(struct inode *inode, struct file *file)
 {
-	const struct dmf_knob_file *f = inode->i_private;
+	const struct dmfa_knob_file *f = inode->i_private;
 
 	if ((file->f_mode & FMODE_READ) && !f->knob->show)
 		return -EACCES;
-	return single_open(file, dmf_knob_show, inode->i_private);
+	return single_open(file, dmfa_knob_show, inode->i_private);
 }
 
-static ssize_t dmf_knob_write(struct file *file, const char __user *ubuf, size_t len,
-			      loff_t *ppos)
+static ssize_t dmfa_knob_write(struct file *file, const char __user *ubuf, size_t len,
+			       loff_t *ppos)
 {
-	const struct dmf_knob_file *f = ((struct seq_file *)file->private_data)->private;
-	unsigned int i;
+	const struct dmfa_knob_file *f = ((struct seq_file *)file->private_data)->private;
 	char *buf;
 	int r;
 
@@ -463,62 +403,60 @@ static ssize_t dmf_knob_write(struct file *file, const char __user *ubuf, size_t
 	buf = memdup_user_nul(ubuf, len);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	mutex_lock(&dmf_alloc_lock);
-	r = f->knob->store(f->hook, strim(buf), f->knob->arg);
-	/* a mark or fail-nth count can arm or disarm both hooks */
-	for (i = 0; !r && i < DMF_NR_HOOKS; i++)
-		if (!f->hook || f->hook == &dmf_hooks[i])
-			r = dmf_hook_update(&dmf_hooks[i]);
-	mutex_unlock(&dmf_alloc_lock);
+	mutex_lock(&dmfa_lock);
+	r = f->knob->store(f->hook, f->knob, strim(buf));
+	if (!r && f->knob->arms)
+		r = dmfa_rearm();
+	mutex_unlock(&dmfa_lock);
 	kfree(buf);
 	return r ? r : len;
 }
 
-static const struct file_operations dmf_knob_fops = {
+static const struct file_operations dmfa_knob_fops = {
 	.owner = THIS_MODULE,
-	.open = dmf_knob_open,
+	.open = dmfa_knob_open,
 	.read = seq_read,
-	.write = dmf_knob_write,
+	.write = dmfa_knob_write,
 	.llseek = seq_lseek,
 	.release = single_release,
 };
 
-static void dmf_create_files(struct dentry *dir, struct dmf_hook *h, unsigned int row)
+static void dmfa_create_files(struct dentry *dir, struct dmfa_hook *h, unsigned int row)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(dmf_knobs); i++) {
-		const struct dmf_knob *k = &dmf_knobs[i];
+	for (i = 0; i < ARRAY_SIZE(dmfa_knobs); i++) {
+		const struct dmfa_knob *k = &dmfa_knobs[i];
 
-		if (h ? !(k->hooks & BIT(h->id)) : k->hooks != DMF_TOP)
+		if (h ? !(k->hooks & BIT(h->id)) : k->hooks != DMFA_TOP)
 			continue;
-		dmf_files[row][i].knob = k;
-		dmf_files[row][i].hook = h;
-		debugfs_create_file(k->name, k->mode, dir, &dmf_files[row][i], &dmf_knob_fops);
+		dmfa_files[row][i].knob = k;
+		dmfa_files[row][i].hook = h;
+		debugfs_create_file(k->name, k->mode, dir, &dmfa_files[row][i], &dmfa_knob_fops);
 	}
 }
 
-int dmf_debugfs_init(void)
+int dmfa_debugfs_init(void)
 {
 	struct dentry *dir;
 	unsigned int i;
 
-	dmf_dir = debugfs_create_dir("dm-fault", NULL);
-	if (IS_ERR(dmf_dir))
-		return PTR_ERR(dmf_dir);
-	for (i = 0; i < DMF_NR_HOOKS; i++) {
-		dir = debugfs_create_dir(dmf_hooks[i].name, dmf_dir);
+	dmfa_dir = debugfs_create_dir("dm-fault", NULL);
+	if (IS_ERR(dmfa_dir))
+		return PTR_ERR(dmfa_dir);
+	for (i = 0; i < DMFA_NR_HOOKS; i++) {
+		dir = debugfs_create_dir(dmfa_hooks[i].name, dmfa_dir);
 		if (IS_ERR(dir)) {
-			debugfs_remove_recursive(dmf_dir);
+			debugfs_remove_recursive(dmfa_dir);
 			return PTR_ERR(dir);
 		}
-		dmf_create_files(dir, &dmf_hooks[i], i);
+		dmfa_create_files(dir, &dmfa_hooks[i], i);
 	}
-	dmf_create_files(dmf_dir, NULL, DMF_NR_HOOKS);
+	dmfa_create_files(dmfa_dir, NULL, DMFA_NR_HOOKS);
 	return 0;
 }
 
-void dmf_debugfs_exit(void)
+void dmfa_debugfs_exit(void)
 {
-	debugfs_remove_recursive(dmf_dir);
+	debugfs_remove_recursive(dmfa_dir);
 }

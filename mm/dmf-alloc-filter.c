@@ -26,15 +26,15 @@
 #include "dmf-alloc.h"
 
 /* A require range that no return address falls in: "not loaded yet". */
-#define DMF_NEVER_START	1UL
-#define DMF_NEVER_END	2UL
+#define DMFA_NEVER_START	1UL
+#define DMFA_NEVER_END	2UL
 
-static unsigned int dmf_name_off;
-static bool dmf_name_found;
-static const struct kmem_cache *dmf_boot_cache;
+static unsigned int dmfa_name_off;
+static bool dmfa_name_found;
+static const struct kmem_cache *dmfa_boot_cache;
 
 /* Does the char * at @off in @s point to @want? */
-static bool dmf_name_at(const struct kmem_cache *s, unsigned int off, const char *want)
+static bool dmfa_name_at(const struct kmem_cache *s, unsigned int off, const char *want)
 {
 	size_t len = strlen(want) + 1;
 	const char *p;
@@ -47,47 +47,47 @@ static bool dmf_name_at(const struct kmem_cache *s, unsigned int off, const char
 	return !memcmp(buf, want, len);
 }
 
-static void dmf_find_name_offset(void)
+static void dmfa_find_name_offset(void)
 {
 	const struct kmem_cache *a = kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(64)];
 	const struct kmem_cache *b = kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(128)];
 	unsigned int off;
 
 	for (off = 0; a && b && off < 512; off += sizeof(void *)) {
-		if (dmf_name_at(a, off, "kmalloc-64") && dmf_name_at(b, off, "kmalloc-128")) {
-			dmf_name_off = off;
-			dmf_name_found = true;
+		if (dmfa_name_at(a, off, "kmalloc-64") && dmfa_name_at(b, off, "kmalloc-128")) {
+			dmfa_name_off = off;
+			dmfa_name_found = true;
 			return;
 		}
 	}
 	pr_warn("slab cache names not found: cache-filter unavailable\n");
 }
 
-bool dmf_cache_names_known(void)
+bool dmfa_cache_names_known(void)
 {
-	return dmf_name_found;
+	return dmfa_name_found;
 }
 
 /**
- * dmf_cache_name - the name of a slab cache
+ * dmfa_cache_name - the name of a slab cache
  * @s: the cache
  *
  * Return: the name, or NULL if cache names are unknown in this kernel.
  */
-const char *dmf_cache_name(const struct kmem_cache *s)
+const char *dmfa_cache_name(const struct kmem_cache *s)
 {
-	if (!dmf_name_found || !s)
+	if (!dmfa_name_found || !s)
 		return NULL;
-	return READ_ONCE(*(const char * const *)((const char *)s + dmf_name_off));
+	return READ_ONCE(*(const char * const *)((const char *)s + dmfa_name_off));
 }
 
 /* The kernel's failslab never fails the cache of struct kmem_cache. */
-bool dmf_is_boot_cache(const struct kmem_cache *s)
+bool dmfa_is_boot_cache(const struct kmem_cache *s)
 {
-	return s == dmf_boot_cache;
+	return s == dmfa_boot_cache;
 }
 
-static unsigned int dmf_kmalloc_index(size_t size)
+static unsigned int dmfa_kmalloc_index(size_t size)
 {
 	if (size <= KMALLOC_MIN_SIZE)
 		return KMALLOC_SHIFT_LOW;
@@ -99,7 +99,7 @@ static unsigned int dmf_kmalloc_index(size_t size)
 }
 
 /**
- * dmf_kmalloc_cache - the cache a kmalloc of @size will come from
+ * dmfa_kmalloc_cache - the cache a kmalloc of @size will come from
  * @size: bytes, 1 to KMALLOC_MAX_CACHE_SIZE
  * @gfp: the allocation's flags (they choose the kmalloc type)
  * @buckets: the kmem_buckets of a bucketed kmalloc, or NULL
@@ -110,17 +110,17 @@ static unsigned int dmf_kmalloc_index(size_t size)
  *
  * Return: the cache, or NULL.
  */
-struct kmem_cache *dmf_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets,
-				     unsigned long caller)
+struct kmem_cache *dmfa_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets,
+				      unsigned long caller)
 {
 	unsigned int idx;
 
 	if (!size || size > KMALLOC_MAX_CACHE_SIZE)
 		return NULL;
-	idx = dmf_kmalloc_index(size);
+	idx = dmfa_kmalloc_index(size);
 	if (buckets)
 		return READ_ONCE(((struct kmem_cache * const *)buckets)[idx]);
-	return kmalloc_caches[dmf_kmalloc_type(gfp, caller)][idx];
+	return kmalloc_caches[dmfa_kmalloc_type(gfp, caller)][idx];
 }
 
 /*
@@ -130,7 +130,7 @@ struct kmem_cache *dmf_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets
  * once.  The answer is checked against kallsyms, since a symbol of one
  * byte would have sent the probe into its neighbour.
  */
-static unsigned long dmf_lookup(const char *name)
+static unsigned long dmfa_lookup(const char *name)
 {
 	struct kprobe kp = {
 		.symbol_name = name,
@@ -156,7 +156,7 @@ static unsigned long dmf_lookup(const char *name)
 }
 
 /* [start, end) of the symbol that contains @addr, from "sym+0x4/0x60". */
-static int dmf_symbol_extent(unsigned long addr, struct dmf_range *r)
+static int dmfa_symbol_extent(unsigned long addr, struct dmf_range *r)
 {
 	char buf[KSYM_SYMBOL_LEN];
 	unsigned long off, size;
@@ -176,8 +176,8 @@ static int dmf_symbol_extent(unsigned long addr, struct dmf_range *r)
  * a module can name: walk it from this module's own entry and skip the
  * one node that is not in module memory.
  */
-static bool dmf_module_range(const char *name, const struct module *going,
-			     struct dmf_range *r)
+static bool dmfa_module_range(const char *name, const struct module *going,
+			      struct dmf_range *r)
 {
 	const struct module *mod = NULL, *m;
 	struct list_head *pos;
@@ -185,7 +185,7 @@ static bool dmf_module_range(const char *name, const struct module *going,
 	rcu_read_lock();
 	for (pos = rcu_dereference(list_next_rcu(&THIS_MODULE->list));
 	     pos != &THIS_MODULE->list; pos = rcu_dereference(list_next_rcu(pos))) {
-		if (!dmf_arch_module_addr((unsigned long)pos))
+		if (!dmfa_arch_module_addr((unsigned long)pos))
 			continue;
 		m = list_entry(pos, struct module, list);
 		if (m != going && m->state != MODULE_STATE_UNFORMED &&
@@ -197,14 +197,14 @@ static bool dmf_module_range(const char *name, const struct module *going,
 	if (!mod && !strcmp(THIS_MODULE->name, name))
 		mod = THIS_MODULE;
 	if (mod)
-		dmf_module_text(mod, r);
+		dmfa_module_text(mod, r);
 	rcu_read_unlock();
 	return mod;
 }
 
 /* The extent of symbol @name; -ENOENT, or -EAGAIN if its module is not loaded. */
-static int dmf_symbol_range(const char *name, const struct module *going,
-			    struct dmf_range *r)
+static int dmfa_symbol_range(const char *name, const struct module *going,
+			     struct dmf_range *r)
 {
 	struct dmf_range gr = { };
 	const char *colon = strchr(name, ':');
@@ -215,14 +215,14 @@ static int dmf_symbol_range(const char *name, const struct module *going,
 		if (colon - name >= MODULE_NAME_LEN)
 			return -ENOENT;
 		strscpy(mod, name, colon - name + 1);
-		if (!dmf_module_range(mod, going, &gr))
+		if (!dmfa_module_range(mod, going, &gr))
 			return -EAGAIN;
 	}
-	addr = dmf_lookup(name);
-	if (!addr || dmf_symbol_extent(addr, r))
+	addr = dmfa_lookup(name);
+	if (!addr || dmfa_symbol_extent(addr, r))
 		return -ENOENT;
 	if (going) {
-		dmf_module_text(going, &gr);
+		dmfa_module_text(going, &gr);
 		if (r->start >= gr.start && r->start < gr.end)
 			return -EAGAIN;
 	}
@@ -230,143 +230,164 @@ static int dmf_symbol_range(const char *name, const struct module *going,
 }
 
 /**
- * dmf_symbol_check - can a require/reject-symbol entry be used?
+ * dmfa_symbol_check - can a require/reject-symbol entry be used?
  * @name: "symbol" or "module:symbol"
  *
  * Return: 0 if it resolves, or names a module not loaded now (it will be
  * resolved when the module loads); -ENOENT otherwise.
  */
-int dmf_symbol_check(const char *name)
+int dmfa_symbol_check(const char *name)
 {
 	struct dmf_range r;
-	int ret = dmf_symbol_range(name, NULL, &r);
+	int ret = dmfa_symbol_range(name, NULL, &r);
 
 	return ret == -EAGAIN ? 0 : ret;
 }
 
 /* Fill @r from @n, modules or symbols; unresolved entries of a require list never match. */
-static unsigned int dmf_resolve_list(const struct dmf_names *n, bool symbols, bool require,
-				     const struct module *going, struct dmf_range *r,
-				     unsigned int slot)
+static unsigned int dmfa_resolve_list(const struct dmfa_names *n, bool symbols, bool require,
+				      const struct module *going, struct dmf_range *r,
+				      unsigned int slot)
 {
 	unsigned int i;
 	bool ok;
 
 	for (i = 0; n && i < n->nr && slot < DMF_STACK_RANGES; i++) {
 		if (symbols)
-			ok = !dmf_symbol_range(n->name[i], going, &r[slot]);
+			ok = !dmfa_symbol_range(n->name[i], going, &r[slot]);
 		else
-			ok = dmf_module_range(n->name[i], going, &r[slot]);
+			ok = dmfa_module_range(n->name[i], going, &r[slot]);
 		if (ok) {
 			slot++;
 		} else if (require) {
-			r[slot].start = DMF_NEVER_START;
-			r[slot++].end = DMF_NEVER_END;
+			r[slot].start = DMFA_NEVER_START;
+			r[slot++].end = DMFA_NEVER_END;
 		}
 	}
 	return slot;
 }
 
+/* The raw start/end ranges into slot 0 of each side; true if either is set. */
+static bool dmfa_raw_ranges(const struct dmfa_hook *h, struct dmf_stack_filter *sf)
+{
+	bool on = false;
+
+	if (h->require_start || h->require_end != ULONG_MAX) {
+		if (h->require_start < h->require_end) {
+			sf->require[0].start = h->require_start;
+			sf->require[0].end = h->require_end;
+		} else {
+			sf->require[0].start = DMFA_NEVER_START;
+			sf->require[0].end = DMFA_NEVER_END;
+		}
+		on = true;
+	}
+	if (h->reject_start < h->reject_end) {
+		sf->reject[0].start = h->reject_start;
+		sf->reject[0].end = h->reject_end;
+		on = true;
+	}
+	return on;
+}
+
+/*
+ * Copy @sf into the engine's filter, which the probe handler reads as it
+ * goes: off before the ranges change, on after.
+ */
+static void dmfa_stack_publish(struct dmfa_hook *h, const struct dmf_stack_filter *sf)
+{
+	unsigned int i;
+
+	if (!sf->depth)
+		WRITE_ONCE(h->attr.stack.depth, 0);
+	for (i = 0; i < DMF_STACK_RANGES; i++) {
+		WRITE_ONCE(h->attr.stack.require[i].start, sf->require[i].start);
+		WRITE_ONCE(h->attr.stack.require[i].end, sf->require[i].end);
+		WRITE_ONCE(h->attr.stack.reject[i].start, sf->reject[i].start);
+		WRITE_ONCE(h->attr.stack.reject[i].end, sf->reject[i].end);
+	}
+	if (sf->depth)
+		WRITE_ONCE(h->attr.stack.depth, sf->depth);
+}
+
 /**
- * dmf_stack_resolve - derive the engine's stack filter from a hook's knobs
+ * dmfa_stack_resolve - derive the engine's stack filter from a hook's knobs
  * @h: the hook
  * @going: a module being unloaded, whose ranges must go; or NULL
  *
  * Slot 0 of each side is the raw start/end range; module and symbol
  * entries follow.  The filter is on (stacktrace-depth) only when some
- * range is set.  Caller holds dmf_alloc_lock.
+ * range is set.  Caller holds dmfa_lock.
  *
  * Return: 0.
  */
-int dmf_stack_resolve(struct dmf_hook *h, const struct module *going)
+int dmfa_stack_resolve(struct dmfa_hook *h, const struct module *going)
 {
 	struct dmf_stack_filter sf = { };
-	unsigned int nreq = 1, nrej = 1, depth = h->stack_depth, i;
-	bool on = false;
+	unsigned int nreq = 1, nrej = 1, i;
+	bool on;
 
-	lockdep_assert_held(&dmf_alloc_lock);
-	if (h->require_start || h->require_end != ULONG_MAX) {
-		if (h->require_start < h->require_end) {
-			sf.require[0].start = h->require_start;
-			sf.require[0].end = h->require_end;
-		} else {
-			sf.require[0].start = DMF_NEVER_START;
-			sf.require[0].end = DMF_NEVER_END;
-		}
-		on = true;
-	}
-	if (h->reject_start < h->reject_end) {
-		sf.reject[0].start = h->reject_start;
-		sf.reject[0].end = h->reject_end;
-		on = true;
-	}
-	nreq = dmf_resolve_list(h->lists[DMF_REQUIRE_MODULE], false, true, going,
-				sf.require, nreq);
-	nreq = dmf_resolve_list(h->lists[DMF_REQUIRE_SYMBOL], true, true, going,
-				sf.require, nreq);
-	nrej = dmf_resolve_list(h->lists[DMF_REJECT_MODULE], false, false, going,
-				sf.reject, nrej);
-	nrej = dmf_resolve_list(h->lists[DMF_REJECT_SYMBOL], true, false, going,
-				sf.reject, nrej);
-	for (i = 0; i < DMF_NR_LISTS; i++)
+	lockdep_assert_held(&dmfa_lock);
+	on = dmfa_raw_ranges(h, &sf);
+	nreq = dmfa_resolve_list(h->lists[DMFA_REQUIRE_MODULE], false, true, going,
+				 sf.require, nreq);
+	nreq = dmfa_resolve_list(h->lists[DMFA_REQUIRE_SYMBOL], true, true, going,
+				 sf.require, nreq);
+	nrej = dmfa_resolve_list(h->lists[DMFA_REJECT_MODULE], false, false, going,
+				 sf.reject, nrej);
+	nrej = dmfa_resolve_list(h->lists[DMFA_REJECT_SYMBOL], true, false, going,
+				 sf.reject, nrej);
+	for (i = 0; i < DMFA_NR_LISTS; i++)
 		on |= !!h->lists[i];
+	sf.depth = h->stack_depth;
 	/*
 	 * stacktrace-depth 0 looks at no frame, as in the kernel: a require
 	 * side then finds nothing and the hook fails nothing, a reject side
 	 * has nothing to refuse.  One frame checked against a range no
 	 * address is in says the first; the filter off, the second.
 	 */
-	if (on && !depth) {
+	if (on && !sf.depth) {
 		bool req = nreq > 1 || sf.require[0].start < sf.require[0].end;
 
 		memset(&sf, 0, sizeof(sf));
-		sf.require[0].start = DMF_NEVER_START;
-		sf.require[0].end = DMF_NEVER_END;
+		sf.require[0].start = DMFA_NEVER_START;
+		sf.require[0].end = DMFA_NEVER_END;
 		on = req;
-		depth = 1;
+		sf.depth = 1;
 	}
-
-	/* turn off before changing the ranges, turn on after */
 	if (!on)
-		WRITE_ONCE(h->attr.stack.depth, 0);
-	for (i = 0; i < DMF_STACK_RANGES; i++) {
-		WRITE_ONCE(h->attr.stack.require[i].start, sf.require[i].start);
-		WRITE_ONCE(h->attr.stack.require[i].end, sf.require[i].end);
-		WRITE_ONCE(h->attr.stack.reject[i].start, sf.reject[i].start);
-		WRITE_ONCE(h->attr.stack.reject[i].end, sf.reject[i].end);
-	}
-	if (on)
-		WRITE_ONCE(h->attr.stack.depth, depth);
+		sf.depth = 0;
+	dmfa_stack_publish(h, &sf);
 	return 0;
 }
 
-static int dmf_module_event(struct notifier_block *nb, unsigned long state, void *data)
+static int dmfa_module_event(struct notifier_block *nb, unsigned long state, void *data)
 {
 	const struct module *mod = data;
 	unsigned int i, l;
 
 	if (state != MODULE_STATE_COMING && state != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
-	mutex_lock(&dmf_alloc_lock);
-	for (i = 0; i < DMF_NR_HOOKS; i++) {
-		for (l = 0; l < DMF_NR_LISTS; l++) {
-			if (dmf_hooks[i].lists[l]) {
-				dmf_stack_resolve(&dmf_hooks[i],
-						  state == MODULE_STATE_GOING ? mod : NULL);
+	mutex_lock(&dmfa_lock);
+	for (i = 0; i < DMFA_NR_HOOKS; i++) {
+		for (l = 0; l < DMFA_NR_LISTS; l++) {
+			if (dmfa_hooks[i].lists[l]) {
+				dmfa_stack_resolve(&dmfa_hooks[i],
+						   state == MODULE_STATE_GOING ? mod : NULL);
 				break;
 			}
 		}
 	}
-	mutex_unlock(&dmf_alloc_lock);
+	mutex_unlock(&dmfa_lock);
 	return NOTIFY_OK;
 }
 
-static struct notifier_block dmf_module_nb = {
-	.notifier_call = dmf_module_event,
+static struct notifier_block dmfa_module_nb = {
+	.notifier_call = dmfa_module_event,
 };
 
 /**
- * dmf_names_parse - split a knob value into names
+ * dmfa_names_parse - split a knob value into names
  * @s: names separated by blanks or commas
  * @max: how many are allowed
  * @modules: module names: '-' is read as '_', as modprobe does
@@ -374,10 +395,10 @@ static struct notifier_block dmf_module_nb = {
  * Return: the list, NULL for an empty one, or an ERR_PTR: -EINVAL for a
  * name too long, -ENOSPC for too many names, -ENOMEM.
  */
-struct dmf_names *dmf_names_parse(const char *s, unsigned int max, bool modules)
+struct dmfa_names *dmfa_names_parse(const char *s, unsigned int max, bool modules)
 {
 	size_t len = strlen(s);
-	struct dmf_names *n;
+	struct dmfa_names *n;
 	char *p, *tok;
 
 	n = kzalloc(struct_size(n, buf, len + 1), GFP_KERNEL);
@@ -388,8 +409,8 @@ struct dmf_names *dmf_names_parse(const char *s, unsigned int max, bool modules)
 	while ((tok = strsep(&p, " \t\n,")) != NULL) {
 		if (!*tok)
 			continue;
-		if (n->nr >= max || n->nr >= DMF_NAMES_MAX || strlen(tok) >= DMF_NAME_LEN) {
-			int r = strlen(tok) >= DMF_NAME_LEN ? -EINVAL : -ENOSPC;
+		if (n->nr >= max || n->nr >= DMFA_NAMES_MAX || strlen(tok) >= DMFA_NAME_LEN) {
+			int r = strlen(tok) >= DMFA_NAME_LEN ? -EINVAL : -ENOSPC;
 
 			kfree(n);
 			return ERR_PTR(r);
@@ -405,13 +426,13 @@ struct dmf_names *dmf_names_parse(const char *s, unsigned int max, bool modules)
 	return n;
 }
 
-void dmf_names_free(struct dmf_names *n)
+void dmfa_names_free(struct dmfa_names *n)
 {
 	if (n)
 		kfree_rcu(n, rcu);
 }
 
-int dmf_names_show(struct seq_file *m, const struct dmf_names *n)
+int dmfa_names_show(struct seq_file *m, const struct dmfa_names *n)
 {
 	unsigned int i;
 
@@ -421,20 +442,20 @@ int dmf_names_show(struct seq_file *m, const struct dmf_names *n)
 	return 0;
 }
 
-int dmf_filter_init(void)
+int dmfa_filter_init(void)
 {
 	const struct kmem_cache *s;
 	unsigned long addr;
 
-	dmf_find_name_offset();
-	addr = dmf_lookup("kmem_cache");
+	dmfa_find_name_offset();
+	addr = dmfa_lookup("kmem_cache");
 	if (addr && !copy_from_kernel_nofault(&s, (void *)addr, sizeof(s)) &&
-	    dmf_name_found && dmf_name_at(s, dmf_name_off, "kmem_cache"))
-		dmf_boot_cache = s;
-	return register_module_notifier(&dmf_module_nb);
+	    dmfa_name_found && dmfa_name_at(s, dmfa_name_off, "kmem_cache"))
+		dmfa_boot_cache = s;
+	return register_module_notifier(&dmfa_module_nb);
 }
 
-void dmf_filter_exit(void)
+void dmfa_filter_exit(void)
 {
-	unregister_module_notifier(&dmf_module_nb);
+	unregister_module_notifier(&dmfa_module_nb);
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dmf_alloc per-task state: marked tasks (the kernel's make-it-fail) and
- * fail-nth counts, in two xarrays keyed by pid that the probe handler
- * reads under RCU, without locks or allocation.
+ * dmf_alloc per-task decisions: marked tasks (the kernel's make-it-fail)
+ * and fail-nth counts, in two xarrays keyed by pid that the probe handler
+ * reads under RCU, without locks or allocation.  The probe handler asks
+ * dmfa_task_decide() before the engine, as the kernel's should_fail_ex()
+ * looks at the task before the attribute.
  *
  * A mark is inherited by the tasks a marked task forks after it was marked
  * (sched_process_fork) and goes away when the task exits
@@ -14,142 +16,137 @@
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
-#include <linux/irq_work.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
-#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "dmf-alloc.h"
 
 /* pid -> the marked task */
-static DEFINE_XARRAY(dmf_marks);
-/* pid -> struct dmf_nth */
-static DEFINE_XARRAY(dmf_nths);
+static DEFINE_XARRAY(dmfa_marks);
+/* pid -> struct dmfa_nth */
+static DEFINE_XARRAY(dmfa_nths);
 
-struct dmf_nth {
+struct dmfa_nth {
 	struct task_struct *task;	/* NULL once the task has exited */
 	atomic_t left;			/* allocations to go; 0: the fault fired */
 	struct rcu_head rcu;
 };
 
 /* Set while this CPU updates the marks: its allocations are not failed. */
-DEFINE_PER_CPU(unsigned int, dmf_busy);
+DEFINE_PER_CPU(unsigned int, dmfa_busy);
 
-static struct tracepoint *dmf_tp_fork;
-static struct tracepoint *dmf_tp_exit;
+/* A fail-nth count is pending in a live task: look up current's. */
+static bool dmfa_nth_on;
 
-static void dmf_rearm(struct work_struct *work)
+static struct tracepoint *dmfa_tp_fork;
+static struct tracepoint *dmfa_tp_exit;
+
+static bool dmfa_task_marked(void)
 {
-	dmf_update_all();
-}
-
-static DECLARE_WORK(dmf_rearm_work, dmf_rearm);
-
-static void dmf_rearm_queue(struct irq_work *w)
-{
-	queue_work(system_wq, &dmf_rearm_work);
-}
-
-static DEFINE_IRQ_WORK(dmf_rearm_irq, dmf_rearm_queue);
-
-/**
- * dmf_rearm_soon - have the hooks re-armed or disarmed to match their state
- *
- * For the probe handler, which cannot take dmf_alloc_lock: when a
- * fail-nth count fires or times runs out, the hook may have nothing left
- * to do.  An irq_work, safe from the breakpoint handler, queues the work.
- */
-void dmf_rearm_soon(void)
-{
-	irq_work_queue(&dmf_rearm_irq);
-}
-
-static bool dmf_task_marked(void)
-{
-	return dmf_arch_in_task() && xa_load(&dmf_marks, current->pid) == current;
+	return dmfa_arch_in_task() && xa_load(&dmfa_marks, current->pid) == current;
 }
 
 /* Caller holds rcu_read_lock(). */
-static struct dmf_nth *dmf_nth_current(void)
+static struct dmfa_nth *dmfa_nth_current(void)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 
-	if (!dmf_arch_in_task())
+	if (!dmfa_arch_in_task())
 		return NULL;
-	e = xa_load(&dmf_nths, current->pid);
+	e = xa_load(&dmfa_nths, current->pid);
 	return e && READ_ONCE(e->task) == current ? e : NULL;
 }
 
-/* Has current a fail-nth count that has not fired yet? */
-bool dmf_nth_pending(void)
+/*
+ * current's fail-nth count: only calls in the stack filter's scope count
+ * (DMFA_TASK_SKIP for the others); the one that takes it to 0 fails.
+ */
+static enum dmfa_task_verdict dmfa_nth_decide(struct dmfa_hook *h, struct dmfa_call *c)
 {
-	struct dmf_nth *e;
-	bool r;
+	enum dmfa_task_verdict v = DMFA_TASK_NONE;
+	struct dmfa_nth *e;
+	int left;
 
 	rcu_read_lock();
-	e = dmf_nth_current();
-	r = e && atomic_read(&e->left) > 0;
-	rcu_read_unlock();
-	return r;
-}
-
-/* The engine's fail_nth(): 1 fail, 0 not yet, -1 no count (or it fired). */
-static int dmf_task_fail_nth(void)
-{
-	struct dmf_nth *e;
-	int r = -1;
-
-	rcu_read_lock();
-	e = dmf_nth_current();
-	if (e) {
-		int left = atomic_dec_if_positive(&e->left);
-
-		if (left >= 0)
-			r = !left;
-		if (!left)
-			dmf_rearm_soon();
+	e = dmfa_nth_current();
+	if (e && atomic_read(&e->left) > 0 && !dmf_stack_allows(&h->attr, c)) {
+		v = DMFA_TASK_SKIP;
+	} else if (e) {
+		left = atomic_dec_if_positive(&e->left);
+		if (left > 0)
+			v = DMFA_TASK_PASS;
+		if (!left) {
+			v = DMFA_TASK_FAIL;
+			dmfa_rearm_soon();
+		}
 	}
 	rcu_read_unlock();
-	return r;
+	return v;
 }
 
-static const struct dmf_task_ops dmf_task_ops = {
-	.marked = dmf_task_marked,
-	.fail_nth = dmf_task_fail_nth,
-};
-
-/* Is a fail-nth count pending in a live task?  The hooks stay armed while one is. */
-bool dmf_nth_active(void)
+/**
+ * dmfa_task_decide - what current's per-task state says of a call
+ * @h: the hook
+ * @c: the call, past the domain filters
+ *
+ * fail-nth first: a count that comes due fails the call whatever the
+ * hook's policy, one not yet due lets it pass.  Without a count, the
+ * task filter passes a task that is not marked.
+ *
+ * Return: a verdict; DMFA_TASK_NONE leaves the call to the engine.
+ */
+enum dmfa_task_verdict dmfa_task_decide(struct dmfa_hook *h, struct dmfa_call *c)
 {
-	struct dmf_nth *e;
+	enum dmfa_task_verdict v = DMFA_TASK_NONE;
+
+	if (READ_ONCE(dmfa_nth_on))
+		v = dmfa_nth_decide(h, c);
+	if (v == DMFA_TASK_NONE && READ_ONCE(h->task_filter) && !dmfa_task_marked())
+		v = DMFA_TASK_PASS;
+	return v;
+}
+
+/**
+ * dmfa_nth_refresh - is a fail-nth count pending in a live task?
+ *
+ * Remembers the answer for dmfa_task_decide(), which looks up no count
+ * while there is none.  Caller holds dmfa_lock (dmfa_rearm()).
+ *
+ * Return: true if one is: the hooks stay armed while one is.
+ */
+bool dmfa_nth_refresh(void)
+{
+	struct dmfa_nth *e;
 	unsigned long pid;
 	bool r = false;
 
+	lockdep_assert_held(&dmfa_lock);
 	rcu_read_lock();
-	xa_for_each(&dmf_nths, pid, e) {
+	xa_for_each(&dmfa_nths, pid, e) {
 		if (READ_ONCE(e->task) && atomic_read(&e->left) > 0) {
 			r = true;
 			break;
 		}
 	}
 	rcu_read_unlock();
+	WRITE_ONCE(dmfa_nth_on, r);
 	return r;
 }
 
 /* sched_process_fork, in the parent: a marked task's child is marked. */
-static void dmf_on_fork(void *data, struct task_struct *parent, struct task_struct *child)
+static void dmfa_on_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
 	void *old;
 
-	if (xa_load(&dmf_marks, parent->pid) != parent)
+	if (xa_load(&dmfa_marks, parent->pid) != parent)
 		return;
-	this_cpu_inc(dmf_busy);
-	old = xa_store(&dmf_marks, child->pid, child, GFP_ATOMIC | __GFP_NOWARN);
-	this_cpu_dec(dmf_busy);
+	this_cpu_inc(dmfa_busy);
+	old = xa_store(&dmfa_marks, child->pid, child, GFP_ATOMIC | __GFP_NOWARN);
+	this_cpu_dec(dmfa_busy);
 	if (xa_is_err(old))
 		pr_warn_ratelimited("cannot mark %d, forked by marked %d: %d\n",
 				    child->pid, parent->pid, xa_err(old));
@@ -159,27 +156,27 @@ static void dmf_on_fork(void *data, struct task_struct *parent, struct task_stru
  * sched_process_exit, in the exiting task.  The locks order this against
  * a concurrent mark or fail-nth write, which checks PF_EXITING under them.
  */
-static void dmf_on_exit(void *data, struct task_struct *p)
+static void dmfa_on_exit(void *data, struct task_struct *p)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 
-	xa_lock(&dmf_marks);
-	if (xa_load(&dmf_marks, p->pid) == p)
-		__xa_erase(&dmf_marks, p->pid);
-	xa_unlock(&dmf_marks);
+	xa_lock(&dmfa_marks);
+	if (xa_load(&dmfa_marks, p->pid) == p)
+		__xa_erase(&dmfa_marks, p->pid);
+	xa_unlock(&dmfa_marks);
 
-	xa_lock(&dmf_nths);
-	e = xa_load(&dmf_nths, p->pid);
+	xa_lock(&dmfa_nths);
+	e = xa_load(&dmfa_nths, p->pid);
 	if (e && e->task == p) {
 		WRITE_ONCE(e->task, NULL);
 		/* nothing may be pending now: disarm if that was all */
-		queue_work(system_wq, &dmf_rearm_work);
+		dmfa_rearm_soon();
 	}
-	xa_unlock(&dmf_nths);
+	xa_unlock(&dmfa_nths);
 }
 
 /* The task of pid @nr in the caller's namespace, with a reference. */
-static struct task_struct *dmf_get_task(pid_t nr)
+static struct task_struct *dmfa_get_task(pid_t nr)
 {
 	struct pid *pid;
 	struct task_struct *t;
@@ -199,32 +196,32 @@ static struct task_struct *dmf_get_task(pid_t nr)
  * Return: 0; -ESRCH for no such task or one exiting (mark), -ENOENT for
  * a task not marked (unmark), or the xarray's error.
  */
-static int dmf_mark(pid_t nr, bool mark, bool apply)
+static int dmfa_mark(pid_t nr, bool mark, bool apply)
 {
-	struct task_struct *t = dmf_get_task(nr);
+	struct task_struct *t = dmfa_get_task(nr);
 	void *old;
 	int r = 0;
 
 	if (!t)
 		return -ESRCH;
-	xa_lock(&dmf_marks);
+	xa_lock(&dmfa_marks);
 	if (!mark) {
-		if (xa_load(&dmf_marks, t->pid) != t)
+		if (xa_load(&dmfa_marks, t->pid) != t)
 			r = -ENOENT;
 		else if (apply)
-			__xa_erase(&dmf_marks, t->pid);
+			__xa_erase(&dmfa_marks, t->pid);
 	} else if (t->flags & PF_EXITING) {
 		r = -ESRCH;
 	} else if (apply) {
-		old = __xa_store(&dmf_marks, t->pid, t, GFP_KERNEL);
+		old = __xa_store(&dmfa_marks, t->pid, t, GFP_KERNEL);
 		r = xa_err(old);
 		/* __xa_store() may drop the lock to allocate: exiting now? */
 		if (!r && (t->flags & PF_EXITING)) {
-			__xa_erase(&dmf_marks, t->pid);
+			__xa_erase(&dmfa_marks, t->pid);
 			r = -ESRCH;
 		}
 	}
-	xa_unlock(&dmf_marks);
+	xa_unlock(&dmfa_marks);
 	put_task_struct(t);
 	return r;
 }
@@ -234,7 +231,7 @@ static int dmf_mark(pid_t nr, bool mark, bool apply)
  * blanks or commas.  Every PID is checked before any is applied, so a bad
  * one changes nothing (unless a task exits in between).
  */
-int dmf_marks_store(char *val, bool mark)
+int dmfa_marks_write(char *val, bool mark)
 {
 	static const char sep[] = " \t\n,";
 	unsigned int pass;
@@ -254,7 +251,7 @@ int dmf_marks_store(char *val, bool mark)
 			s += n;
 			if (kstrtoint(tok + (*tok == '-'), 10, &pid) || pid <= 0)
 				return -EINVAL;
-			r = dmf_mark(pid, m, pass);
+			r = dmfa_mark(pid, m, pass);
 			if (r)
 				return r;
 		}
@@ -262,28 +259,28 @@ int dmf_marks_store(char *val, bool mark)
 	return 0;
 }
 
-int dmf_marks_show(struct seq_file *m)
+int dmfa_marks_list(struct seq_file *m)
 {
 	unsigned long pid;
 	void *t;
 
-	xa_for_each(&dmf_marks, pid, t)
+	xa_for_each(&dmfa_marks, pid, t)
 		seq_printf(m, "%lu\n", pid);
 	return 0;
 }
 
-static void dmf_nth_remove(unsigned long pid)
+static void dmfa_nth_remove(unsigned long pid)
 {
-	struct dmf_nth *e = xa_erase(&dmf_nths, pid);
+	struct dmfa_nth *e = xa_erase(&dmfa_nths, pid);
 
 	if (e)
 		kfree_rcu(e, rcu);
 }
 
-static int dmf_nth_set(pid_t nr, int n)
+static int dmfa_nth_set(pid_t nr, int n)
 {
-	struct task_struct *t = dmf_get_task(nr);
-	struct dmf_nth *e, *old;
+	struct task_struct *t = dmfa_get_task(nr);
+	struct dmfa_nth *e, *old;
 	int r = 0;
 
 	if (!t)
@@ -295,11 +292,11 @@ static int dmf_nth_set(pid_t nr, int n)
 	}
 	e->task = t;
 	atomic_set(&e->left, n);
-	xa_lock(&dmf_nths);
+	xa_lock(&dmfa_nths);
 	if (t->flags & PF_EXITING) {
 		r = -ESRCH;
 	} else {
-		old = __xa_store(&dmf_nths, t->pid, e, GFP_KERNEL);
+		old = __xa_store(&dmfa_nths, t->pid, e, GFP_KERNEL);
 		r = xa_err(old);
 		if (!r) {
 			if (t->flags & PF_EXITING)
@@ -307,7 +304,7 @@ static int dmf_nth_set(pid_t nr, int n)
 			e = old;	/* freed below */
 		}
 	}
-	xa_unlock(&dmf_nths);
+	xa_unlock(&dmfa_nths);
 	put_task_struct(t);
 	if (r)
 		kfree(e);
@@ -320,7 +317,7 @@ static int dmf_nth_set(pid_t nr, int n)
  * "PID N": the Nth allocation of task PID that reaches a hook and passes
  * its filters fails; "PID 0" or "-PID" drops the entry.
  */
-int dmf_nths_store(char *val)
+int dmfa_nths_write(char *val)
 {
 	struct task_struct *t;
 	int pid, n;
@@ -334,89 +331,78 @@ int dmf_nths_store(char *val)
 		return -EINVAL;
 	}
 	if (n)
-		return dmf_nth_set(pid, n);
-	t = dmf_get_task(pid);
+		return dmfa_nth_set(pid, n);
+	t = dmfa_get_task(pid);
 	if (t) {
 		pid = t->pid;
 		put_task_struct(t);
 	}
-	dmf_nth_remove(pid);
+	dmfa_nth_remove(pid);
 	return 0;
 }
 
 /* "PID LEFT" per entry, " exited" once the task is gone; LEFT 0: it fired. */
-int dmf_nths_show(struct seq_file *m)
+int dmfa_nths_list(struct seq_file *m)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 	unsigned long pid;
 
 	rcu_read_lock();
-	xa_for_each(&dmf_nths, pid, e)
+	xa_for_each(&dmfa_nths, pid, e)
 		seq_printf(m, "%lu %d%s\n", pid, atomic_read(&e->left),
 			   READ_ONCE(e->task) ? "" : " exited");
 	rcu_read_unlock();
 	return 0;
 }
 
-static void dmf_find_tracepoint(struct tracepoint *tp, void *priv)
+static void dmfa_find_tracepoint(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_fork"))
-		dmf_tp_fork = tp;
+		dmfa_tp_fork = tp;
 	else if (!strcmp(tp->name, "sched_process_exit"))
-		dmf_tp_exit = tp;
+		dmfa_tp_exit = tp;
 }
 
-int dmf_task_init(void)
+int dmfa_task_init(void)
 {
 	int r;
 
-	for_each_kernel_tracepoint(dmf_find_tracepoint, NULL);
-	if (!dmf_tp_fork || !dmf_tp_exit) {
+	for_each_kernel_tracepoint(dmfa_find_tracepoint, NULL);
+	if (!dmfa_tp_fork || !dmfa_tp_exit) {
 		pr_err("sched_process_fork/exit tracepoints not found\n");
 		return -ENOENT;
 	}
-	r = dmf_register_task_ops(&dmf_task_ops);
-	if (r) {
-		pr_err("the engine's task hooks are taken: %d\n", r);
+	r = tracepoint_probe_register(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
+	if (r)
 		return r;
+	r = tracepoint_probe_register(dmfa_tp_fork, (void *)dmfa_on_fork, NULL);
+	if (r) {
+		tracepoint_probe_unregister(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
+		tracepoint_synchronize_unregister();
 	}
-	r = tracepoint_probe_register(dmf_tp_exit, (void *)dmf_on_exit, NULL);
-	if (r)
-		goto out_ops;
-	r = tracepoint_probe_register(dmf_tp_fork, (void *)dmf_on_fork, NULL);
-	if (r)
-		goto out_exit;
-	return 0;
-
-out_exit:
-	tracepoint_probe_unregister(dmf_tp_exit, (void *)dmf_on_exit, NULL);
-	tracepoint_synchronize_unregister();
-out_ops:
-	dmf_unregister_task_ops(&dmf_task_ops);
 	return r;
 }
 
-/* Stop the tracepoints and the work they queue; the hooks are disarmed. */
-void dmf_task_stop(void)
+/*
+ * Stop the tracepoints; the hooks are disarmed.  After the grace period
+ * no tracepoint or probe handler can call dmfa_rearm_soon() any more.
+ */
+void dmfa_task_stop(void)
 {
-	tracepoint_probe_unregister(dmf_tp_fork, (void *)dmf_on_fork, NULL);
-	tracepoint_probe_unregister(dmf_tp_exit, (void *)dmf_on_exit, NULL);
+	tracepoint_probe_unregister(dmfa_tp_fork, (void *)dmfa_on_fork, NULL);
+	tracepoint_probe_unregister(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
 	tracepoint_synchronize_unregister();
-	/* the probe handlers that could queue it have finished (RCU) */
-	irq_work_sync(&dmf_rearm_irq);
-	cancel_work_sync(&dmf_rearm_work);
 }
 
-void dmf_task_exit(void)
+void dmfa_task_exit(void)
 {
-	struct dmf_nth *e;
+	struct dmfa_nth *e;
 	unsigned long pid;
 
-	dmf_unregister_task_ops(&dmf_task_ops);
-	xa_destroy(&dmf_marks);
-	xa_for_each(&dmf_nths, pid, e) {
-		xa_erase(&dmf_nths, pid);
+	xa_destroy(&dmfa_marks);
+	xa_for_each(&dmfa_nths, pid, e) {
+		xa_erase(&dmfa_nths, pid);
 		kfree(e);
 	}
-	xa_destroy(&dmf_nths);
+	xa_destroy(&dmfa_nths);
 }

@@ -15,7 +15,7 @@
 
 #include "dmf-alloc.h"
 
-asmlinkage void dmf_return_stub(void);
+asmlinkage void dmfa_return_stub(void);
 
 /*
  * The probe handler sends the probed function here instead of into its
@@ -24,21 +24,21 @@ asmlinkage void dmf_return_stub(void);
  * is the return thunk where the kernel has one.
  */
 asm(".pushsection .text, \"ax\"\n"
-	".type dmf_return_stub, @function\n"
-	"dmf_return_stub:\n"
+	".type dmfa_return_stub, @function\n"
+	"dmfa_return_stub:\n"
 	ANNOTATE_NOENDBR
 	ASM_RET
-	".size dmf_return_stub, .-dmf_return_stub\n"
+	".size dmfa_return_stub, .-dmfa_return_stub\n"
 	".popsection\n");
 
 /* Argument @n (from 0) of the function whose entry @regs was taken at. */
-unsigned long dmf_arch_arg(struct pt_regs *regs, unsigned int n)
+unsigned long dmfa_arch_arg(struct pt_regs *regs, unsigned int n)
 {
 	return regs_get_kernel_argument(regs, n);
 }
 
 /* The probed function's return address: at the top of the stack on entry. */
-unsigned long dmf_arch_caller(struct pt_regs *regs)
+unsigned long dmfa_arch_caller(struct pt_regs *regs)
 {
 	unsigned long ip;
 
@@ -48,14 +48,14 @@ unsigned long dmf_arch_caller(struct pt_regs *regs)
 }
 
 /* Make the probed function return @ret to its caller without running. */
-void dmf_arch_fail(struct pt_regs *regs, unsigned long ret)
+void dmfa_arch_fail(struct pt_regs *regs, unsigned long ret)
 {
 	regs_set_return_value(regs, ret);
-	instruction_pointer_set(regs, (unsigned long)dmf_return_stub);
+	instruction_pointer_set(regs, (unsigned long)dmfa_return_stub);
 }
 
 /* Module text and data live in [MODULES_VADDR, MODULES_END). */
-bool dmf_arch_module_addr(unsigned long addr)
+bool dmfa_arch_module_addr(unsigned long addr)
 {
 	return addr >= MODULES_VADDR && addr < MODULES_END;
 }
@@ -66,7 +66,7 @@ bool dmf_arch_module_addr(unsigned long addr)
  * arguments are in their registers and the return address is on top of
  * the stack, exactly as at the entry.
  */
-kprobe_opcode_t *dmf_arch_past_ftrace(kprobe_opcode_t *addr)
+kprobe_opcode_t *dmfa_arch_past_ftrace(kprobe_opcode_t *addr)
 {
 	return addr + MCOUNT_INSN_SIZE;
 }
@@ -76,7 +76,7 @@ kprobe_opcode_t *dmf_arch_past_ftrace(kprobe_opcode_t *addr)
  * an NMI (irqentry_nmi_enter() adds NMI_OFFSET + HARDIRQ_OFFSET); take
  * that level off to see the interrupted context.
  */
-bool dmf_arch_in_task(void)
+bool dmfa_arch_in_task(void)
 {
 	unsigned long pc = preempt_count();
 
@@ -92,9 +92,9 @@ bool dmf_arch_in_task(void)
  * function's first instruction is unwound through (6.12's ORC unwinder
  * stops at both when asked from a kprobe handler).
  */
-unsigned int dmf_arch_stack(void *ctx, unsigned long *entries, unsigned int max)
+unsigned int dmfa_arch_stack(struct pt_regs *probe, unsigned long *entries, unsigned int max)
 {
-	struct pt_regs *probe = ctx, regs;
+	struct pt_regs regs;
 	struct unwind_state state;
 	unsigned long addr;
 	unsigned int n = 0;
@@ -102,7 +102,7 @@ unsigned int dmf_arch_stack(void *ctx, unsigned long *entries, unsigned int max)
 	if (!max)
 		return 0;
 	regs = *probe;
-	regs.ip = dmf_arch_caller(probe);
+	regs.ip = dmfa_arch_caller(probe);
 	regs.sp = probe->sp + sizeof(unsigned long);
 	if (!regs.ip)
 		return 0;

@@ -12,8 +12,10 @@
  * what the running kernel has.
  *
  * Each hook (failslab, fail_page_alloc) applies its domain filters (gfp,
- * order, slab cache) and then asks the engine, which does probability,
- * interval, times, space, the task filter, fail-nth and the stack filter.
+ * order, slab cache), then the per-task ones (fail-nth, the task filter,
+ * dmf-alloc-task.c), and then asks the engine, which does probability,
+ * interval, times, space and the stack filter, and logs through the hook's
+ * own line (dmfa_log_fault()).
  * The kprobes are registered disabled at load and enabled only while a
  * hook is armed (probability not zero, or a fail-nth count pending): a
  * disarmed hook leaves no breakpoint in the text.  Knobs live in debugfs, see
@@ -22,38 +24,40 @@
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
 #include <linux/gfp.h>
+#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "dmf-alloc.h"
 
-#define N	DMF_NOARG
+#define N	DMFA_NOARG
 #define B	IS_ENABLED(CONFIG_SLAB_BUCKETS)	/* adds a kmem_buckets * after size */
 
 /* Failed at entry: (cache, gfp), with an explicit size, by size, bulk. */
-#define DMF_CACHE(sym, c, g) \
-	{ sym, g, c, N, N, N, N, N, DMF_RET_NULL }
-#define DMF_CACHE_SIZED(sym, c, g, sz) \
-	{ sym, g, c, sz, N, N, N, N, DMF_RET_NULL }
-#define DMF_KMALLOC(sym, sz, b, g) \
-	{ sym, g, N, sz, b, N, N, N, DMF_RET_NULL }
-#define DMF_CACHE_BULK(sym, c, g, n) \
-	{ sym, g, c, N, N, N, n, N, DMF_RET_ZERO }
-#define DMF_PAGES(sym, g, o, ret) \
+#define DMFA_CACHE(sym, c, g) \
+	{ sym, g, c, N, N, N, N, N, DMFA_RET_NULL }
+#define DMFA_CACHE_SIZED(sym, c, g, sz) \
+	{ sym, g, c, sz, N, N, N, N, DMFA_RET_NULL }
+#define DMFA_KMALLOC(sym, sz, b, g) \
+	{ sym, g, N, sz, b, N, N, N, DMFA_RET_NULL }
+#define DMFA_CACHE_BULK(sym, c, g, n) \
+	{ sym, g, c, N, N, N, n, N, DMFA_RET_ZERO }
+#define DMFA_PAGES(sym, g, o, ret) \
 	{ sym, g, N, N, N, o, N, N, ret }
-#define DMF_PAGES_BULK(sym, g, n, a) \
-	{ sym, g, N, N, N, N, n, a, DMF_RET_BULK }
+#define DMFA_PAGES_BULK(sym, g, n, a) \
+	{ sym, g, N, N, N, N, n, a, DMFA_RET_BULK }
 
-#define DMF_SLAB_POINT(sym, c, g) \
-	{ sym, g, c, N, N, N, N, N, DMF_RET_ENOMEM }
+#define DMFA_SLAB_POINT(sym, c, g) \
+	{ sym, g, c, N, N, N, N, N, DMFA_RET_ENOMEM }
 
-static const struct dmf_probe_desc dmf_failslab_point =
-	DMF_SLAB_POINT("should_failslab", 0, 1);
-static const struct dmf_probe_desc dmf_fail_page_point =
-	DMF_PAGES("should_fail_alloc_page", 0, 1, DMF_RET_TRUE);
+static const struct dmfa_probe_desc dmfa_failslab_point =
+	DMFA_SLAB_POINT("should_failslab", 0, 1);
+static const struct dmfa_probe_desc dmfa_fail_page_point =
+	DMFA_PAGES("should_fail_alloc_page", 0, 1, DMFA_RET_TRUE);
 
 /*
  * The slab entry points, 6.10 and later (_noprof) and before.  Large
@@ -61,106 +65,100 @@ static const struct dmf_probe_desc dmf_fail_page_point =
  * the kmalloc points skip sizes above KMALLOC_MAX_CACHE_SIZE and
  * __kmalloc_large*() is not probed.
  */
-static const struct dmf_probe_desc dmf_slab_entries[] = {
-	DMF_CACHE("kmem_cache_alloc_noprof", 0, 1),
-	DMF_CACHE("kmem_cache_alloc_lru_noprof", 0, 2),
-	DMF_CACHE("kmem_cache_alloc_node_noprof", 0, 1),
-	DMF_CACHE_SIZED("__kmalloc_cache_noprof", 0, 1, 2),
-	DMF_CACHE_SIZED("__kmalloc_cache_node_noprof", 0, 1, 3),
-	DMF_KMALLOC("__kmalloc_noprof", 0, N, 1),
-	DMF_KMALLOC("__kmalloc_node_noprof", 0, B ? 1 : N, B ? 2 : 1),
-	DMF_KMALLOC("__kmalloc_node_track_caller_noprof", 0, B ? 1 : N, B ? 2 : 1),
-	DMF_CACHE_BULK("kmem_cache_alloc_bulk_noprof", 0, 1, 2),
-	DMF_CACHE("kmem_cache_alloc", 0, 1),
-	DMF_CACHE("kmem_cache_alloc_lru", 0, 2),
-	DMF_CACHE("kmem_cache_alloc_node", 0, 1),
-	DMF_CACHE_SIZED("kmalloc_trace", 0, 1, 2),
-	DMF_CACHE_SIZED("kmalloc_node_trace", 0, 1, 3),
-	DMF_KMALLOC("__kmalloc", 0, N, 1),
-	DMF_KMALLOC("__kmalloc_node", 0, N, 1),
-	DMF_KMALLOC("__kmalloc_node_track_caller", 0, N, 1),
-	DMF_CACHE_BULK("kmem_cache_alloc_bulk", 0, 1, 2),
+static const struct dmfa_probe_desc dmfa_slab_entries[] = {
+	DMFA_CACHE("kmem_cache_alloc_noprof", 0, 1),
+	DMFA_CACHE("kmem_cache_alloc_lru_noprof", 0, 2),
+	DMFA_CACHE("kmem_cache_alloc_node_noprof", 0, 1),
+	DMFA_CACHE_SIZED("__kmalloc_cache_noprof", 0, 1, 2),
+	DMFA_CACHE_SIZED("__kmalloc_cache_node_noprof", 0, 1, 3),
+	DMFA_KMALLOC("__kmalloc_noprof", 0, N, 1),
+	DMFA_KMALLOC("__kmalloc_node_noprof", 0, B ? 1 : N, B ? 2 : 1),
+	DMFA_KMALLOC("__kmalloc_node_track_caller_noprof", 0, B ? 1 : N, B ? 2 : 1),
+	DMFA_CACHE_BULK("kmem_cache_alloc_bulk_noprof", 0, 1, 2),
+	DMFA_CACHE("kmem_cache_alloc", 0, 1),
+	DMFA_CACHE("kmem_cache_alloc_lru", 0, 2),
+	DMFA_CACHE("kmem_cache_alloc_node", 0, 1),
+	DMFA_CACHE_SIZED("kmalloc_trace", 0, 1, 2),
+	DMFA_CACHE_SIZED("kmalloc_node_trace", 0, 1, 3),
+	DMFA_KMALLOC("__kmalloc", 0, N, 1),
+	DMFA_KMALLOC("__kmalloc_node", 0, N, 1),
+	DMFA_KMALLOC("__kmalloc_node_track_caller", 0, N, 1),
+	DMFA_CACHE_BULK("kmem_cache_alloc_bulk", 0, 1, 2),
 };
 
 /* __folio_alloc*() is not probed: it calls __alloc_pages*(). */
-static const struct dmf_probe_desc dmf_page_entries[] = {
-	DMF_PAGES("__alloc_pages_noprof", 0, 1, DMF_RET_NULL),
-	DMF_PAGES_BULK("alloc_pages_bulk_noprof", 0, 3, 5),
-	DMF_PAGES("__alloc_pages", 0, 1, DMF_RET_NULL),
-	DMF_PAGES_BULK("__alloc_pages_bulk", 0, 3, 5),
+static const struct dmfa_probe_desc dmfa_page_entries[] = {
+	DMFA_PAGES("__alloc_pages_noprof", 0, 1, DMFA_RET_NULL),
+	DMFA_PAGES_BULK("alloc_pages_bulk_noprof", 0, 3, 5),
+	DMFA_PAGES("__alloc_pages", 0, 1, DMFA_RET_NULL),
+	DMFA_PAGES_BULK("__alloc_pages_bulk", 0, 3, 5),
 };
 
 #undef N
 #undef B
 
-struct dmf_hook dmf_hooks[DMF_NR_HOOKS] = {
-	[DMF_FAILSLAB] = {
+struct dmfa_hook dmfa_hooks[DMFA_NR_HOOKS] = {
+	[DMFA_FAILSLAB] = {
 		.name = "failslab",
-		.id = DMF_FAILSLAB,
+		.id = DMFA_FAILSLAB,
 	},
-	[DMF_FAIL_PAGE_ALLOC] = {
+	[DMFA_FAIL_PAGE_ALLOC] = {
 		.name = "fail_page_alloc",
-		.id = DMF_FAIL_PAGE_ALLOC,
+		.id = DMFA_FAIL_PAGE_ALLOC,
 	},
 };
 
 /* Serialises configuration (debugfs, module events) and arming. */
-DEFINE_MUTEX(dmf_alloc_lock);
-static bool dmf_exiting;
+DEFINE_MUTEX(dmfa_lock);
+static bool dmfa_exiting;
 
-static char dmf_failslab_param[64];
-module_param_string(failslab, dmf_failslab_param, sizeof(dmf_failslab_param), 0444);
+static char dmfa_failslab_param[64];
+module_param_string(failslab, dmfa_failslab_param, sizeof(dmfa_failslab_param), 0444);
 MODULE_PARM_DESC(failslab, "<interval>,<probability>,<space>,<times> armed at load");
 
-static char dmf_fail_page_param[64];
-module_param_string(fail_page_alloc, dmf_fail_page_param, sizeof(dmf_fail_page_param), 0444);
+static char dmfa_fail_page_param[64];
+module_param_string(fail_page_alloc, dmfa_fail_page_param, sizeof(dmfa_fail_page_param), 0444);
 MODULE_PARM_DESC(fail_page_alloc, "<interval>,<probability>,<space>,<times> armed at load");
 
-static bool dmf_entry_probes;
-module_param_named(entry_probes, dmf_entry_probes, bool, 0444);
+static bool dmfa_entry_probes;
+module_param_named(entry_probes, dmfa_entry_probes, bool, 0444);
 MODULE_PARM_DESC(entry_probes,
 		 "probe the allocation entry points even where should_failslab/should_fail_alloc_page exist");
 
-/* What the probe handler learned about one allocation. */
-struct dmf_call {
-	gfp_t gfp;
-	struct kmem_cache *cache;
-	u64 size;
-	unsigned int order;
-};
-
-static bool dmf_slab_wanted(struct dmf_hook *h, const struct dmf_probe_desc *d,
-			    struct pt_regs *regs, struct dmf_call *c)
+static bool dmfa_slab_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 {
-	const struct dmf_names *filter;
+	const struct dmfa_probe_desc *d = c->desc;
+	const struct dmfa_names *filter;
+	const void *buckets = NULL;
 	const char *name;
 	bool wanted = true;
 	unsigned int i;
 
-	if (d->cache != DMF_NOARG) {
-		c->cache = (struct kmem_cache *)dmf_arch_arg(regs, d->cache);
-		if (dmf_is_boot_cache(c->cache))
+	if (d->cache != DMFA_NOARG) {
+		c->cache = (struct kmem_cache *)dmfa_arch_arg(c->regs, d->cache);
+		if (dmfa_is_boot_cache(c->cache))
 			return false;
 	}
-	if (d->size != DMF_NOARG) {
-		c->size = dmf_arch_arg(regs, d->size);
+	if (d->size != DMFA_NOARG) {
+		c->size = dmfa_arch_arg(c->regs, d->size);
 		/* kmalloc(0) is ZERO_SIZE_PTR; large kmalloc is the page hook's */
-		if (d->cache == DMF_NOARG && (!c->size || c->size > KMALLOC_MAX_CACHE_SIZE))
+		if (d->cache == DMFA_NOARG && (!c->size || c->size > KMALLOC_MAX_CACHE_SIZE))
 			return false;
 	} else {
 		c->size = kmem_cache_size(c->cache);
 	}
-	if (d->count != DMF_NOARG)
-		c->size *= dmf_arch_arg(regs, d->count);
+	if (d->count != DMFA_NOARG)
+		c->size *= dmfa_arch_arg(c->regs, d->count);
+	if (d->buckets != DMFA_NOARG)
+		buckets = (const void *)dmfa_arch_arg(c->regs, d->buckets);
 
 	rcu_read_lock();
 	filter = rcu_dereference(h->cache_filter);
 	if (filter) {
 		if (!c->cache)
-			c->cache = dmf_kmalloc_cache(c->size, c->gfp, d->buckets == DMF_NOARG ?
-						     NULL : (void *)dmf_arch_arg(regs, d->buckets),
-						     dmf_arch_caller(regs));
-		name = c->cache ? dmf_cache_name(c->cache) : NULL;
+			c->cache = dmfa_kmalloc_cache(c->size, c->gfp, buckets,
+						      dmfa_arch_caller(c->regs));
+		name = c->cache ? dmfa_cache_name(c->cache) : NULL;
 		wanted = false;
 		for (i = 0; name && i < filter->nr && !wanted; i++)
 			wanted = !strcmp(name, filter->name[i]);
@@ -169,38 +167,52 @@ static bool dmf_slab_wanted(struct dmf_hook *h, const struct dmf_probe_desc *d,
 	return wanted;
 }
 
-static bool dmf_page_wanted(struct dmf_hook *h, const struct dmf_probe_desc *d,
-			    struct pt_regs *regs, struct dmf_call *c)
+static bool dmfa_page_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 {
-	if (d->order != DMF_NOARG)
-		c->order = (unsigned int)dmf_arch_arg(regs, d->order);
+	const struct dmfa_probe_desc *d = c->desc;
+
+	if (d->order != DMFA_NOARG)
+		c->order = (unsigned int)dmfa_arch_arg(c->regs, d->order);
 	if (c->order < READ_ONCE(h->min_order))
 		return false;
 	if (READ_ONCE(h->ignore_gfp_highmem) && (c->gfp & __GFP_HIGHMEM))
 		return false;
 	/* space counts pages, as the kernel's fail_page_alloc does */
-	if (d->count != DMF_NOARG)
-		c->size = max_t(int, (int)dmf_arch_arg(regs, d->count), 0);
+	if (d->count != DMFA_NOARG)
+		c->size = max_t(int, (int)dmfa_arch_arg(c->regs, d->count), 0);
 	else
 		c->size = 1ULL << min(c->order, 31U);
 	return true;
 }
 
+/* The domain filters: gfp, then the hook's own (slab cache and size, or order). */
+static bool dmfa_wanted(struct dmfa_hook *h, struct dmfa_call *c)
+{
+	c->gfp = (__force gfp_t)dmfa_arch_arg(c->regs, c->desc->gfp);
+	if (c->gfp & __GFP_NOFAIL)
+		return false;
+	if (READ_ONCE(h->ignore_gfp_wait) && (c->gfp & __GFP_DIRECT_RECLAIM))
+		return false;
+	if (h->id == DMFA_FAIL_PAGE_ALLOC)
+		return dmfa_page_wanted(h, c);
+	return dmfa_slab_wanted(h, c);
+}
+
 /* The return value that makes the probed function look failed. */
-static unsigned long dmf_fail_value(const struct dmf_probe_desc *d, struct pt_regs *regs)
+static unsigned long dmfa_fail_value(const struct dmfa_probe_desc *d, struct pt_regs *regs)
 {
 	struct page **array;
 	int i, n;
 
 	switch (d->ret) {
-	case DMF_RET_ENOMEM:
+	case DMFA_RET_ENOMEM:
 		return (unsigned long)-ENOMEM;
-	case DMF_RET_TRUE:
+	case DMFA_RET_TRUE:
 		return 1;
-	case DMF_RET_BULK:
+	case DMFA_RET_BULK:
 		/* a bulk allocation that adds nothing reports what was there */
-		array = (struct page **)dmf_arch_arg(regs, d->array);
-		n = (int)dmf_arch_arg(regs, d->count);
+		array = (struct page **)dmfa_arch_arg(regs, d->array);
+		n = (int)dmfa_arch_arg(regs, d->count);
 		for (i = 0; array && i < n && READ_ONCE(array[i]); i++)
 			;
 		return array ? i : 0;
@@ -209,29 +221,41 @@ static unsigned long dmf_fail_value(const struct dmf_probe_desc *d, struct pt_re
 	}
 }
 
-static void dmf_log(struct dmf_hook *h, const struct dmf_probe_desc *d,
-		    const struct dmf_call *c, struct pt_regs *regs)
+/* The call chain for the engine's stack filter (attr.stack_save). */
+static unsigned int dmfa_stack_save(void *ctx, unsigned long *entries, unsigned int max)
 {
-	unsigned int verbose = READ_ONCE(h->verbose);
+	const struct dmfa_call *c = ctx;
+
+	return dmfa_arch_stack(c->regs, entries, max);
+}
+
+/*
+ * The hook's line for a fault (attr.log): the engine calls it for every
+ * fault while verbose is set, fail-nth ones included.
+ */
+static void dmfa_log_fault(struct dmf_attr *a, void *ctx)
+{
+	struct dmfa_hook *h = container_of(a, struct dmfa_hook, attr);
+	const struct dmfa_call *c = ctx;
 	const char *cache = "-";
 
 	/* __GFP_NOWARN callers may hold locks printk needs (commit 6b9dbedbe349) */
-	if (!verbose || (c->gfp & __GFP_NOWARN) || !__ratelimit(&h->attr.rs))
+	if ((c->gfp & __GFP_NOWARN) || !__ratelimit(&a->rs))
 		return;
-	if (h->id == DMF_FAILSLAB) {
+	if (h->id == DMFA_FAILSLAB) {
 		if (c->cache)
-			cache = dmf_cache_name(c->cache) ?: "?";
+			cache = dmfa_cache_name(c->cache) ?: "?";
 		pr_notice("FAULT_INJECTION: forcing a failure: %s %s(cache %s, size %llu, gfp %pGg) pid %d (%s)\n",
-			  h->name, d->symbol, cache, c->size, &c->gfp,
+			  h->name, c->desc->symbol, cache, c->size, &c->gfp,
 			  task_pid_nr(current), current->comm);
 	} else {
 		pr_notice("FAULT_INJECTION: forcing a failure: %s %s(order %u, gfp %pGg) pid %d (%s)\n",
-			  h->name, d->symbol, c->order, &c->gfp,
+			  h->name, c->desc->symbol, c->order, &c->gfp,
 			  task_pid_nr(current), current->comm);
 	}
-	if (verbose > 1) {
+	if (READ_ONCE(a->verbose) > 1) {
 		unsigned long chain[DMF_STACK_DEPTH_MAX];
-		unsigned int i, n = dmf_arch_stack(regs, chain, ARRAY_SIZE(chain));
+		unsigned int i, n = dmfa_arch_stack(c->regs, chain, ARRAY_SIZE(chain));
 
 		/* the chain the stack filter sees, not the breakpoint's frames */
 		for (i = 0; i < n; i++)
@@ -239,52 +263,51 @@ static void dmf_log(struct dmf_hook *h, const struct dmf_probe_desc *d,
 	}
 }
 
+/* The task's say first (fail-nth, the task filter), then the engine's. */
+static bool dmfa_decide(struct dmfa_hook *h, struct dmfa_call *c)
+{
+	switch (dmfa_task_decide(h, c)) {
+	case DMFA_TASK_FAIL:
+		dmf_force_fail(&h->attr, c);
+		return true;
+	case DMFA_TASK_PASS:
+		dmf_count_filtered(&h->attr);
+		return false;
+	case DMFA_TASK_SKIP:
+		return false;
+	default:
+		return dmf_should_fail_ctx(&h->attr, c->size, c);
+	}
+}
+
 /*
  * The probe handler, at the entry of an allocator function: domain
- * filters, then the engine; to fail, return from the function at once.
- * Runs in any context the allocator runs in: no sleeping, no allocation.
+ * filters, per-task decisions, then the engine; to fail, return from the
+ * function at once.  Runs in any context the allocator runs in: no
+ * sleeping, no allocation.
  */
-static int dmf_probe_pre(struct kprobe *kp, struct pt_regs *regs)
+static int dmfa_probe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct dmf_probe *p = container_of(kp, struct dmf_probe, kp);
-	const struct dmf_probe_desc *d = p->desc;
-	struct dmf_hook *h = p->hook;
-	struct dmf_call c = { };
+	struct dmfa_probe *p = container_of(kp, struct dmfa_probe, kp);
+	struct dmfa_call c = { .regs = regs, .desc = p->desc };
+	struct dmfa_hook *h = p->hook;
 
 	this_cpu_inc(*h->seen);
-	if (this_cpu_read(dmf_busy))
-		return 0;
-	c.gfp = (__force gfp_t)dmf_arch_arg(regs, d->gfp);
-	if (c.gfp & __GFP_NOFAIL)
-		return 0;
-	if (READ_ONCE(h->ignore_gfp_wait) && (c.gfp & __GFP_DIRECT_RECLAIM))
-		return 0;
-	if (h->id == DMF_FAIL_PAGE_ALLOC) {
-		if (!dmf_page_wanted(h, d, regs, &c))
-			return 0;
-	} else if (!dmf_slab_wanted(h, d, regs, &c)) {
-		return 0;
-	}
-	/* fail-nth counts only allocations inside the stack scope */
-	if ((READ_ONCE(h->attr.flags) & DMF_USE_FAIL_NTH) && dmf_nth_pending() &&
-	    !dmf_stack_allows(&h->attr, regs))
-		return 0;
-	if (!dmf_should_fail_ctx(&h->attr, c.size, regs))
+	if (this_cpu_read(dmfa_busy) || !dmfa_wanted(h, &c) || !dmfa_decide(h, &c))
 		return 0;
 	/* the last of times: nothing more to do, disarm (as the kernel cannot) */
-	if (h->attr.times >= 0 && !atomic64_read(&h->attr.times_left))
-		dmf_rearm_soon();
-	dmf_log(h, d, &c, regs);
-	dmf_arch_fail(regs, dmf_fail_value(d, regs));
+	if (READ_ONCE(h->attr.times) >= 0 && !atomic64_read(&h->attr.times_left))
+		dmfa_rearm_soon();
+	dmfa_arch_fail(regs, dmfa_fail_value(c.desc, regs));
 	return 1;
 }
 
 /* A post handler keeps the kprobe from being optimized: jumps cannot redirect. */
-static void dmf_probe_post(struct kprobe *kp, struct pt_regs *regs, unsigned long flags)
+static void dmfa_probe_post(struct kprobe *kp, struct pt_regs *regs, unsigned long flags)
 {
 }
 
-static void dmf_probe_init(struct dmf_probe *p)
+static void dmfa_probe_init(struct dmfa_probe *p)
 {
 	memset(&p->kp, 0, sizeof(p->kp));
 	/* registered disabled: no breakpoint until the hook is armed */
@@ -293,21 +316,21 @@ static void dmf_probe_init(struct dmf_probe *p)
 		p->kp.addr = p->addr;
 	else
 		p->kp.symbol_name = p->desc->symbol;
-	p->kp.pre_handler = dmf_probe_pre;
-	p->kp.post_handler = dmf_probe_post;
+	p->kp.pre_handler = dmfa_probe_pre;
+	p->kp.post_handler = dmfa_probe_post;
 }
 
 /* Keep @d as a probe of @h if a kprobe can be put on it in this kernel. */
-static bool dmf_probe_try(struct dmf_hook *h, const struct dmf_probe_desc *d)
+static bool dmfa_probe_try(struct dmfa_hook *h, const struct dmfa_probe_desc *d)
 {
-	struct dmf_probe *p = &h->probes[h->nr_probes];
+	struct dmfa_probe *p = &h->probes[h->nr_probes];
 
 	if (h->nr_probes >= ARRAY_SIZE(h->probes))
 		return false;
 	p->desc = d;
 	p->hook = h;
 	p->addr = NULL;
-	dmf_probe_init(p);
+	dmfa_probe_init(p);
 	if (register_kprobe(&p->kp))
 		return false;
 	/*
@@ -319,11 +342,11 @@ static bool dmf_probe_try(struct dmf_hook *h, const struct dmf_probe_desc *d)
 	 * not probed at all.
 	 */
 	if (kprobe_ftrace(&p->kp)) {
-		kprobe_opcode_t *past = dmf_arch_past_ftrace(p->kp.addr);
+		kprobe_opcode_t *past = dmfa_arch_past_ftrace(p->kp.addr);
 
 		unregister_kprobe(&p->kp);
 		p->addr = past;
-		dmf_probe_init(p);
+		dmfa_probe_init(p);
 		if (register_kprobe(&p->kp)) {
 			pr_warn("%s: %s: no kprobe past its ftrace site, not probed\n",
 				h->name, d->symbol);
@@ -340,19 +363,19 @@ static bool dmf_probe_try(struct dmf_hook *h, const struct dmf_probe_desc *d)
  * registering a kprobe on it, disabled; those kept stay registered and
  * disabled until the hook is armed.
  */
-static void dmf_hook_choose(struct dmf_hook *h, const struct dmf_probe_desc *point,
-			    const struct dmf_probe_desc *entries, unsigned int nr)
+static void dmfa_hook_choose(struct dmfa_hook *h, const struct dmfa_probe_desc *point,
+			     const struct dmfa_probe_desc *entries, unsigned int nr)
 {
 	unsigned int i;
 
-	if (dmf_entry_probes || !dmf_probe_try(h, point))
+	if (dmfa_entry_probes || !dmfa_probe_try(h, point))
 		for (i = 0; i < nr; i++)
-			dmf_probe_try(h, &entries[i]);
+			dmfa_probe_try(h, &entries[i]);
 	if (!h->nr_probes)
 		pr_warn("%s: no allocator function to probe in this kernel\n", h->name);
 }
 
-void dmf_show_probes(struct seq_file *m, struct dmf_hook *h)
+void dmfa_hook_list_probes(struct seq_file *m, struct dmfa_hook *h)
 {
 	unsigned int i;
 
@@ -362,35 +385,23 @@ void dmf_show_probes(struct seq_file *m, struct dmf_hook *h)
 			   h->probes[i].addr ? "breakpoint" : "entry");
 }
 
-/**
- * dmf_hook_update - arm or disarm a hook to match its configuration
- * @h: the hook
- *
- * Armed while a fail-nth count is pending, or the probability is not zero
- * and times is not used up.
- * Arming enables the hook's kprobes (a breakpoint in each function),
- * disarming disables them: no breakpoint is left and nothing runs.  They
- * are not unregistered and registered again, which would cost an
- * instruction slot, an optprobe aggregate and a hash insert each time.
- *
- * Caller holds dmf_alloc_lock.
- *
- * Return: 0, or the error of enable_kprobe().
+/*
+ * Arm or disarm one hook to match its configuration: armed while a
+ * fail-nth count is pending (@nth), or the probability is not zero and
+ * times is not used up.  Arming enables the hook's kprobes (a breakpoint
+ * in each function), disarming disables them: no breakpoint is left and
+ * nothing runs.  They are not unregistered and registered again, which
+ * would cost an instruction slot, an optprobe aggregate and a hash insert
+ * each time.
  */
-int dmf_hook_update(struct dmf_hook *h)
+static int dmfa_hook_arm(struct dmfa_hook *h, bool nth)
 {
-	bool nth = dmf_nth_active();
 	unsigned int i;
 	bool want;
 	int r = 0;
 
-	lockdep_assert_held(&dmf_alloc_lock);
-	if (nth)
-		WRITE_ONCE(h->attr.flags, h->attr.flags | DMF_USE_FAIL_NTH);
-	else
-		WRITE_ONCE(h->attr.flags, h->attr.flags & ~DMF_USE_FAIL_NTH);
-	want = !dmf_exiting && (nth || (!dmf_prob_is_zero(&h->attr.prob) &&
-					atomic64_read(&h->attr.times_left)));
+	want = !dmfa_exiting && (nth || (!dmf_prob_is_zero(&h->attr.prob) &&
+					 atomic64_read(&h->attr.times_left)));
 	if (want == h->armed)
 		return 0;
 	if (want && !h->nr_probes)
@@ -412,14 +423,58 @@ int dmf_hook_update(struct dmf_hook *h)
 	return 0;
 }
 
-void dmf_update_all(void)
+/**
+ * dmfa_rearm - arm or disarm both hooks to match their state
+ *
+ * The one place arming is decided: after a knob that can change it is
+ * written (probability, times, fail-nth), from dmfa_rearm_soon(), at load
+ * and at unload.  A pending fail-nth count arms both hooks.
+ *
+ * Caller holds dmfa_lock.
+ *
+ * Return: 0, or the first error of a hook that could not be armed.
+ */
+int dmfa_rearm(void)
 {
+	bool nth = dmfa_nth_refresh();
 	unsigned int i;
+	int r = 0, e;
 
-	mutex_lock(&dmf_alloc_lock);
-	for (i = 0; i < DMF_NR_HOOKS; i++)
-		dmf_hook_update(&dmf_hooks[i]);
-	mutex_unlock(&dmf_alloc_lock);
+	lockdep_assert_held(&dmfa_lock);
+	for (i = 0; i < DMFA_NR_HOOKS; i++) {
+		e = dmfa_hook_arm(&dmfa_hooks[i], nth);
+		r = r ?: e;
+	}
+	return r;
+}
+
+static void dmfa_rearm_fn(struct work_struct *work)
+{
+	mutex_lock(&dmfa_lock);
+	dmfa_rearm();
+	mutex_unlock(&dmfa_lock);
+}
+
+static DECLARE_WORK(dmfa_rearm_work, dmfa_rearm_fn);
+
+static void dmfa_rearm_queue(struct irq_work *w)
+{
+	queue_work(system_wq, &dmfa_rearm_work);
+}
+
+static DEFINE_IRQ_WORK(dmfa_rearm_irq, dmfa_rearm_queue);
+
+/**
+ * dmfa_rearm_soon - have dmfa_rearm() run shortly
+ *
+ * For the probe handler and the task exit hook, which cannot take
+ * dmfa_lock: when times runs out, a fail-nth count fires or its task
+ * exits, the hooks may have nothing left to do.  An irq_work, safe from
+ * the breakpoint handler, queues the work.
+ */
+void dmfa_rearm_soon(void)
+{
+	irq_work_queue(&dmfa_rearm_irq);
 }
 
 /*
@@ -427,7 +482,7 @@ void dmf_update_all(void)
  * mm/fail_page_alloc.c) but for verbose, 1 rather than 2, and the
  * engine's log ratelimit: a fault is one line, not a stack dump each.
  */
-static int dmf_hook_init(struct dmf_hook *h, const char *param)
+static int dmfa_hook_init(struct dmfa_hook *h, const char *param)
 {
 	int r;
 
@@ -440,11 +495,12 @@ static int dmf_hook_init(struct dmf_hook *h, const char *param)
 		return -ENOMEM;
 	}
 	h->attr.times = 1;
-	h->attr.stack_save = dmf_arch_stack;
+	h->attr.verbose = 1;
+	h->attr.stack_save = dmfa_stack_save;
+	h->attr.log = dmfa_log_fault;
 	dmf_attr_reset(&h->attr);
-	h->verbose = 1;
 	h->ignore_gfp_wait = true;
-	if (h->id == DMF_FAIL_PAGE_ALLOC) {
+	if (h->id == DMFA_FAIL_PAGE_ALLOC) {
 		h->ignore_gfp_highmem = true;
 		h->min_order = 1;
 	}
@@ -462,48 +518,64 @@ static int dmf_hook_init(struct dmf_hook *h, const char *param)
 	return r;
 }
 
-static void dmf_hook_destroy(struct dmf_hook *h)
+static void dmfa_hook_destroy(struct dmfa_hook *h)
 {
 	unsigned int i;
 
 	if (h->nr_probes)
 		unregister_kprobes(h->kps, h->nr_probes);
 
-	for (i = 0; i < DMF_NR_LISTS; i++)
-		dmf_names_free(h->lists[i]);
-	dmf_names_free(rcu_dereference_protected(h->cache_filter, true));
+	for (i = 0; i < DMFA_NR_LISTS; i++)
+		dmfa_names_free(h->lists[i]);
+	dmfa_names_free(rcu_dereference_protected(h->cache_filter, true));
 	free_percpu(h->seen);
 	dmf_attr_destroy(&h->attr);
 }
 
-static int __init dmf_alloc_init(void)
+/* For good: at unload, or a load that failed half way. */
+static void dmfa_disarm_all(void)
 {
-	struct dmf_hook *slab = &dmf_hooks[DMF_FAILSLAB];
-	struct dmf_hook *page = &dmf_hooks[DMF_FAIL_PAGE_ALLOC];
+	mutex_lock(&dmfa_lock);
+	dmfa_exiting = true;
+	dmfa_rearm();
+	mutex_unlock(&dmfa_lock);
+}
+
+/* Wait for a pending dmfa_rearm_soon(); nothing can queue one any more. */
+static void dmfa_rearm_sync(void)
+{
+	irq_work_sync(&dmfa_rearm_irq);
+	cancel_work_sync(&dmfa_rearm_work);
+}
+
+static int __init dmfa_init(void)
+{
+	struct dmfa_hook *slab = &dmfa_hooks[DMFA_FAILSLAB];
+	struct dmfa_hook *page = &dmfa_hooks[DMFA_FAIL_PAGE_ALLOC];
 	int r;
 
-	r = dmf_hook_init(slab, dmf_failslab_param);
+	r = dmfa_hook_init(slab, dmfa_failslab_param);
 	if (r)
 		goto out_slab;
-	r = dmf_hook_init(page, dmf_fail_page_param);
+	r = dmfa_hook_init(page, dmfa_fail_page_param);
 	if (r)
 		goto out_page;
-	dmf_hook_choose(slab, &dmf_failslab_point, dmf_slab_entries,
-			ARRAY_SIZE(dmf_slab_entries));
-	dmf_hook_choose(page, &dmf_fail_page_point, dmf_page_entries,
-			ARRAY_SIZE(dmf_page_entries));
-	r = dmf_filter_init();
+	dmfa_hook_choose(slab, &dmfa_failslab_point, dmfa_slab_entries,
+			 ARRAY_SIZE(dmfa_slab_entries));
+	dmfa_hook_choose(page, &dmfa_fail_page_point, dmfa_page_entries,
+			 ARRAY_SIZE(dmfa_page_entries));
+	r = dmfa_filter_init();
 	if (r)
 		goto out_hooks;
-	r = dmf_task_init();
+	r = dmfa_task_init();
 	if (r)
 		goto out_filter;
-	r = dmf_debugfs_init();
+	r = dmfa_debugfs_init();
 	if (r)
 		goto out_task;
-	mutex_lock(&dmf_alloc_lock);
-	r = dmf_hook_update(slab) ?: dmf_hook_update(page);
-	mutex_unlock(&dmf_alloc_lock);
+	mutex_lock(&dmfa_lock);
+	r = dmfa_rearm();
+	mutex_unlock(&dmfa_lock);
 	if (r)
 		goto out_debugfs;
 	pr_info("failslab: %u probes (%s), fail_page_alloc: %u probes (%s)\n",
@@ -512,46 +584,40 @@ static int __init dmf_alloc_init(void)
 	return 0;
 
 out_debugfs:
-	dmf_debugfs_exit();
-	mutex_lock(&dmf_alloc_lock);
-	dmf_exiting = true;
-	dmf_hook_update(slab);
-	dmf_hook_update(page);
-	mutex_unlock(&dmf_alloc_lock);
+	dmfa_debugfs_exit();
+	dmfa_disarm_all();
 out_task:
-	dmf_task_stop();
-	dmf_task_exit();
+	dmfa_task_stop();
+	dmfa_rearm_sync();
+	dmfa_task_exit();
 out_filter:
-	dmf_filter_exit();
+	dmfa_filter_exit();
 out_hooks:
-	dmf_hook_destroy(page);
+	dmfa_hook_destroy(page);
 out_page:
-	dmf_hook_destroy(slab);
+	dmfa_hook_destroy(slab);
 out_slab:
 	return r;
 }
 
-static void __exit dmf_alloc_exit(void)
+static void __exit dmfa_exit(void)
 {
 	unsigned int i;
 
-	dmf_debugfs_exit();
-	dmf_filter_exit();
-	mutex_lock(&dmf_alloc_lock);
-	dmf_exiting = true;
-	for (i = 0; i < DMF_NR_HOOKS; i++)
-		dmf_hook_update(&dmf_hooks[i]);
-	mutex_unlock(&dmf_alloc_lock);
-	dmf_task_stop();
-	dmf_task_exit();
+	dmfa_debugfs_exit();
+	dmfa_filter_exit();
+	dmfa_disarm_all();
+	dmfa_task_stop();
+	dmfa_rearm_sync();
+	dmfa_task_exit();
 	/* a task preempted between a probe and the return stub is past it now */
 	synchronize_rcu_tasks();
-	for (i = 0; i < DMF_NR_HOOKS; i++)
-		dmf_hook_destroy(&dmf_hooks[i]);
+	for (i = 0; i < DMFA_NR_HOOKS; i++)
+		dmfa_hook_destroy(&dmfa_hooks[i]);
 }
 
-module_init(dmf_alloc_init);
-module_exit(dmf_alloc_exit);
+module_init(dmfa_init);
+module_exit(dmfa_exit);
 
 MODULE_DESCRIPTION("dm-fault slab and page-allocator fault injection (kprobes)");
 MODULE_AUTHOR("dm-fault developers");

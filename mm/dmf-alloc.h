@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dmf_alloc internals, shared by the hook core (dmf-alloc.c), the filters
- * that need kernel lookups (dmf-alloc-filter.c), per-task marking and
- * fail-nth (dmf-alloc-task.c), the debugfs knobs (dmf-alloc-debugfs.c) and
- * the architecture part (dmf-alloc-x86.c).
+ * dmf_alloc internals: the types and functions its files share.
+ *
+ *   dmf-alloc.c          probe tables, the probe handler and its log line,
+ *                        arming (dmfa_rearm()), load and unload
+ *   dmf-alloc-task.c     per-task decisions: marks (make-it-fail) and
+ *                        fail-nth, asked before the engine
+ *   dmf-alloc-filter.c   lookups in the running kernel: slab cache names,
+ *                        module and symbol text for the stack filter
+ *   dmf-alloc-debugfs.c  the knobs
+ *   dmf-alloc-x86.c      the architecture part
+ *
+ * Names private to mm/ start with dmfa_; dmf_ names are the engine's.
  */
 #ifndef _DMF_ALLOC_H
 #define _DMF_ALLOC_H
@@ -17,28 +25,28 @@
 
 struct kmem_cache;
 
-enum dmf_hook_id {
-	DMF_FAILSLAB,
-	DMF_FAIL_PAGE_ALLOC,
-	DMF_NR_HOOKS,
+enum dmfa_hook_id {
+	DMFA_FAILSLAB,
+	DMFA_FAIL_PAGE_ALLOC,
+	DMFA_NR_HOOKS,
 };
 
 /* What a probed function returns when it is failed at entry. */
-enum dmf_ret {
-	DMF_RET_NULL,		/* an allocation: NULL */
-	DMF_RET_ENOMEM,		/* should_failslab(): -ENOMEM */
-	DMF_RET_TRUE,		/* should_fail_alloc_page(): true */
-	DMF_RET_ZERO,		/* kmem_cache_alloc_bulk(): no object */
-	DMF_RET_BULK,		/* alloc_pages_bulk(): the pages already in the array */
+enum dmfa_ret {
+	DMFA_RET_NULL,		/* an allocation: NULL */
+	DMFA_RET_ENOMEM,		/* should_failslab(): -ENOMEM */
+	DMFA_RET_TRUE,		/* should_fail_alloc_page(): true */
+	DMFA_RET_ZERO,		/* kmem_cache_alloc_bulk(): no object */
+	DMFA_RET_BULK,		/* alloc_pages_bulk(): the pages already in the array */
 };
 
-#define DMF_NOARG	0xff
+#define DMFA_NOARG	0xff
 
 /*
  * One probe point: which argument holds what, and how the function fails.
  * Argument numbers count from 0 in the C calling convention.
  */
-struct dmf_probe_desc {
+struct dmfa_probe_desc {
 	const char *symbol;
 	u8 gfp;
 	u8 cache;	/* struct kmem_cache * */
@@ -47,73 +55,82 @@ struct dmf_probe_desc {
 	u8 order;	/* page order */
 	u8 count;	/* objects or pages of a bulk allocation */
 	u8 array;	/* struct page ** of a bulk page allocation */
-	u8 ret;		/* enum dmf_ret */
+	u8 ret;		/* enum dmfa_ret */
 };
 
-struct dmf_hook;
+struct dmfa_hook;
 
-struct dmf_probe {
+/* One trapped allocation: what the probe handler learned; the engine's ctx. */
+struct dmfa_call {
+	struct pt_regs *regs;
+	const struct dmfa_probe_desc *desc;
+	gfp_t gfp;
+	struct kmem_cache *cache;
+	u64 size;		/* bytes (slab) or pages (page hook), for space */
+	unsigned int order;
+};
+
+struct dmfa_probe {
 	struct kprobe kp;
-	const struct dmf_probe_desc *desc;
-	struct dmf_hook *hook;
+	const struct dmfa_probe_desc *desc;
+	struct dmfa_hook *hook;
 	kprobe_opcode_t *addr;		/* where to probe; NULL: the symbol's entry */
 };
 
 /* A list of names from a knob (caches, modules, symbols), RCU-freed. */
-#define DMF_NAMES_MAX	16
-#define DMF_NAME_LEN	128
+#define DMFA_NAMES_MAX	16
+#define DMFA_NAME_LEN	128
 
-struct dmf_names {
+struct dmfa_names {
 	struct rcu_head rcu;
 	unsigned int nr;
-	const char *name[DMF_NAMES_MAX];
+	const char *name[DMFA_NAMES_MAX];
 	char buf[];
 };
 
 /* The stack filter lists; slot 0 of each range array is the raw range. */
-enum dmf_list {
-	DMF_REQUIRE_MODULE,
-	DMF_REJECT_MODULE,
-	DMF_REQUIRE_SYMBOL,
-	DMF_REJECT_SYMBOL,
-	DMF_NR_LISTS,
+enum dmfa_list {
+	DMFA_REQUIRE_MODULE,
+	DMFA_REJECT_MODULE,
+	DMFA_REQUIRE_SYMBOL,
+	DMFA_REJECT_SYMBOL,
+	DMFA_NR_LISTS,
 };
 
-struct dmf_hook {
+struct dmfa_hook {
 	const char *name;
-	enum dmf_hook_id id;
-	struct dmf_attr attr;
+	enum dmfa_hook_id id;
+	struct dmf_attr attr;		/* the policy, verbose and its ratelimit */
 	u64 __percpu *seen;		/* every call the probes saw */
 
-	/* domain filters, read locklessly by the probe handler */
+	/* filters applied before the engine, read locklessly by the probe handler */
+	bool task_filter;		/* only marked tasks */
 	bool ignore_gfp_wait;
 	bool ignore_gfp_highmem;
 	u32 min_order;
-	struct dmf_names __rcu *cache_filter;
-
-	unsigned int verbose;
+	struct dmfa_names __rcu *cache_filter;
 
 	/* the stack filter as configured; attr.stack is derived from it */
 	unsigned int stack_depth;
 	unsigned long require_start, require_end;
 	unsigned long reject_start, reject_end;
-	struct dmf_names *lists[DMF_NR_LISTS];
+	struct dmfa_names *lists[DMFA_NR_LISTS];
 
 	/* probe points: chosen and registered (disabled) at load, enabled while armed */
-	struct dmf_probe probes[16];
+	struct dmfa_probe probes[16];
 	struct kprobe *kps[16];
 	unsigned int nr_probes;
 	bool armed;
 	unsigned long arms;		/* times armed since load */
 };
 
-extern struct dmf_hook dmf_hooks[DMF_NR_HOOKS];
-extern struct mutex dmf_alloc_lock;	/* configuration and arming */
+extern struct dmfa_hook dmfa_hooks[DMFA_NR_HOOKS];
+extern struct mutex dmfa_lock;		/* configuration and arming */
 
-/* Kernel interfaces that changed; DMF_* detected by Kbuild in the headers. */
-static inline void dmf_module_text(const struct module *mod, struct dmf_range *r)
+/* Kernel interfaces that changed; DMFA_* detected by Kbuild in the headers. */
+static inline void dmfa_module_text(const struct module *mod, struct dmf_range *r)
 {
-#ifdef DMF_MODULE_MEMORY
+#ifdef DMFA_MODULE_MEMORY
 	r->start = (unsigned long)mod->mem[MOD_TEXT].base;
 	r->end = r->start + mod->mem[MOD_TEXT].size;
 #else
@@ -122,55 +139,62 @@ static inline void dmf_module_text(const struct module *mod, struct dmf_range *r
 #endif
 }
 
-#ifdef DMF_KMALLOC_TYPE_CALLER
-#define dmf_kmalloc_type(gfp, caller)	kmalloc_type(gfp, caller)
+#ifdef DMFA_KMALLOC_TYPE_CALLER
+#define dmfa_kmalloc_type(gfp, caller)	kmalloc_type(gfp, caller)
 #else
-#define dmf_kmalloc_type(gfp, caller)	kmalloc_type(gfp)
+#define dmfa_kmalloc_type(gfp, caller)	kmalloc_type(gfp)
 #endif
 
+/* What the per-task state says of one call: dmfa_task_decide(). */
+enum dmfa_task_verdict {
+	DMFA_TASK_NONE,		/* nothing: the engine decides */
+	DMFA_TASK_FAIL,		/* a fail-nth count came due */
+	DMFA_TASK_PASS,		/* not marked, or a count not yet due: filtered */
+	DMFA_TASK_SKIP,		/* a count pending, the call out of scope: not counted */
+};
+
 /* dmf-alloc.c */
-int dmf_hook_update(struct dmf_hook *h);
-void dmf_rearm_soon(void);
-void dmf_update_all(void);
-void dmf_show_probes(struct seq_file *m, struct dmf_hook *h);
+int dmfa_rearm(void);
+void dmfa_rearm_soon(void);
+void dmfa_hook_list_probes(struct seq_file *m, struct dmfa_hook *h);
 
 /* dmf-alloc-filter.c */
-int dmf_filter_init(void);
-void dmf_filter_exit(void);
-const char *dmf_cache_name(const struct kmem_cache *s);
-bool dmf_cache_names_known(void);
-bool dmf_is_boot_cache(const struct kmem_cache *s);
-struct kmem_cache *dmf_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets,
-				     unsigned long caller);
-struct dmf_names *dmf_names_parse(const char *s, unsigned int max, bool modules);
-void dmf_names_free(struct dmf_names *n);
-int dmf_names_show(struct seq_file *m, const struct dmf_names *n);
-int dmf_stack_resolve(struct dmf_hook *h, const struct module *going);
-int dmf_symbol_check(const char *name);
+int dmfa_filter_init(void);
+void dmfa_filter_exit(void);
+const char *dmfa_cache_name(const struct kmem_cache *s);
+bool dmfa_cache_names_known(void);
+bool dmfa_is_boot_cache(const struct kmem_cache *s);
+struct kmem_cache *dmfa_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets,
+				      unsigned long caller);
+struct dmfa_names *dmfa_names_parse(const char *s, unsigned int max, bool modules);
+void dmfa_names_free(struct dmfa_names *n);
+int dmfa_names_show(struct seq_file *m, const struct dmfa_names *n);
+int dmfa_stack_resolve(struct dmfa_hook *h, const struct module *going);
+int dmfa_symbol_check(const char *name);
 
 /* dmf-alloc-task.c */
-int dmf_task_init(void);
-void dmf_task_stop(void);
-void dmf_task_exit(void);
-bool dmf_nth_active(void);
-bool dmf_nth_pending(void);
-int dmf_marks_show(struct seq_file *m);
-int dmf_marks_store(char *val, bool mark);
-int dmf_nths_show(struct seq_file *m);
-int dmf_nths_store(char *val);
-DECLARE_PER_CPU(unsigned int, dmf_busy);
+int dmfa_task_init(void);
+void dmfa_task_stop(void);
+void dmfa_task_exit(void);
+enum dmfa_task_verdict dmfa_task_decide(struct dmfa_hook *h, struct dmfa_call *c);
+bool dmfa_nth_refresh(void);
+int dmfa_marks_list(struct seq_file *m);
+int dmfa_marks_write(char *val, bool mark);
+int dmfa_nths_list(struct seq_file *m);
+int dmfa_nths_write(char *val);
+DECLARE_PER_CPU(unsigned int, dmfa_busy);
 
 /* dmf-alloc-debugfs.c */
-int dmf_debugfs_init(void);
-void dmf_debugfs_exit(void);
+int dmfa_debugfs_init(void);
+void dmfa_debugfs_exit(void);
 
 /* dmf-alloc-x86.c: the architecture part */
-unsigned long dmf_arch_arg(struct pt_regs *regs, unsigned int n);
-unsigned long dmf_arch_caller(struct pt_regs *regs);
-void dmf_arch_fail(struct pt_regs *regs, unsigned long ret);
-bool dmf_arch_module_addr(unsigned long addr);
-kprobe_opcode_t *dmf_arch_past_ftrace(kprobe_opcode_t *addr);
-bool dmf_arch_in_task(void);
-unsigned int dmf_arch_stack(void *ctx, unsigned long *entries, unsigned int max);
+unsigned long dmfa_arch_arg(struct pt_regs *regs, unsigned int n);
+unsigned long dmfa_arch_caller(struct pt_regs *regs);
+void dmfa_arch_fail(struct pt_regs *regs, unsigned long ret);
+bool dmfa_arch_module_addr(unsigned long addr);
+kprobe_opcode_t *dmfa_arch_past_ftrace(kprobe_opcode_t *addr);
+bool dmfa_arch_in_task(void);
+unsigned int dmfa_arch_stack(struct pt_regs *regs, unsigned long *entries, unsigned int max);
 
 #endif /* _DMF_ALLOC_H */

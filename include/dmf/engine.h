@@ -4,9 +4,12 @@
  * the device-mapper target and the allocator hooks.
  *
  * An attribute says how often a fault fires (probability, interval, times,
- * space), for whom (task filter, fail-nth, stack filter) and keeps its own
+ * space) and for which call chains (stack filter), and keeps its own
  * counters.  Decisions draw from a counter-based generator keyed by a seed,
  * so a seed and a single-threaded call sequence replay the same faults.
+ * Per-task decisions (the kernel's make-it-fail and fail-nth) are the
+ * allocator hooks' own (mm/): they decide first and report the outcome
+ * with dmf_count_filtered() or dmf_force_fail().
  *
  * Names carry a dmf_ prefix so that this builds next to a kernel that has
  * its own <linux/fault-inject.h>.
@@ -19,10 +22,16 @@
 /* Probability is a reduced fraction num/den, den at most 10^18. */
 #define DMF_PROB_MAX_DEN	1000000000000000000ULL
 
+/*
+ * thresh alone decides: 0 is never, U64_MAX always (num == den), else a
+ * draw below it fails.  With den <= 10^18 no other probability maps to 0
+ * or U64_MAX, so the predicate reads this one word; num and den are for
+ * printing.  See dmf_prob_publish().
+ */
 struct dmf_prob {
 	u64 num;
 	u64 den;
-	u64 thresh;		/* a draw below this fails; unused when num == den */
+	u64 thresh;
 };
 
 #define DMF_STACK_DEPTH_MAX	32
@@ -46,8 +55,8 @@ struct dmf_stack_filter {
 };
 
 struct dmf_counters {
-	u64 evaluated;		/* calls to dmf_should_fail() */
-	u64 passed;		/* calls that passed the task and stack filters */
+	u64 evaluated;		/* calls decided, forced or filtered by the user */
+	u64 passed;		/* calls that passed the filters */
 	u64 injected;		/* faults returned */
 };
 
@@ -58,22 +67,8 @@ struct dmf_pcpu_counters {
 	u64 injected;
 };
 
-/* Hooks a user (the allocator module) provides for per-task decisions. */
-struct dmf_task_ops {
-	/* Is the current task marked for fault injection (make-it-fail)? */
-	bool (*marked)(void);
-	/*
-	 * fail-nth: return 1 to fail this call, 0 to let it pass because the
-	 * task's fail-nth count is armed but not yet due, -1 if the task has
-	 * no fail-nth armed and the attribute decides.
-	 */
-	int (*fail_nth)(void);
-};
-
 enum dmf_attr_flags {
-	DMF_TASK_FILTER	= 1 << 0,	/* only fail marked tasks */
-	DMF_USE_FAIL_NTH = 1 << 1,	/* honour per-task fail-nth */
-	DMF_SEED_SET	= 1 << 2,	/* seed given by the user */
+	DMF_SEED_SET	= 1 << 0,	/* seed given by the user */
 };
 
 struct dmf_attr {
@@ -88,6 +83,11 @@ struct dmf_attr {
 	struct dmf_stack_filter stack;
 	/* the call chain for a context (NULL: the caller's, stack_trace_save()) */
 	unsigned int (*stack_save)(void *ctx, unsigned long *entries, unsigned int max);
+	/*
+	 * The injector's own line for a fault, called while verbose is set
+	 * (NULL: the engine's, dmf_log_fault()); it applies rs itself.
+	 */
+	void (*log)(struct dmf_attr *a, void *ctx);
 	const char *name;
 
 	/* run-time state */
@@ -106,6 +106,8 @@ void dmf_attr_copy_config(struct dmf_attr *dst, const struct dmf_attr *src);
 
 bool dmf_should_fail_ctx(struct dmf_attr *a, u64 size, void *ctx);
 bool dmf_stack_allows(struct dmf_attr *a, void *ctx);
+void dmf_count_filtered(struct dmf_attr *a);
+void dmf_force_fail(struct dmf_attr *a, void *ctx);
 
 static inline bool dmf_should_fail(struct dmf_attr *a, u64 size)
 {
@@ -119,9 +121,10 @@ void dmf_attr_clear_counters(struct dmf_attr *a);
 int dmf_prob_parse(const char *s, struct dmf_prob *p);
 int dmf_prob_set(struct dmf_prob *p, u64 num, u64 den);
 int dmf_prob_format(const struct dmf_prob *p, char *buf, size_t len);
+void dmf_prob_publish(struct dmf_prob *dst, const struct dmf_prob *src);
 static inline bool dmf_prob_is_zero(const struct dmf_prob *p)
 {
-	return p->num == 0;
+	return !READ_ONCE(p->thresh);
 }
 
 int dmf_attr_set_seed(struct dmf_attr *a, u64 seed);
@@ -129,8 +132,5 @@ int dmf_attr_parse_kv(struct dmf_attr *a, const char *key, const char *val);
 int dmf_attr_parse_legacy(struct dmf_attr *a, const char *str);
 int dmf_attr_parse_kernel_interval(struct dmf_attr *a, const char *val);
 int dmf_attr_format(const struct dmf_attr *a, char *buf, size_t len);
-
-int dmf_register_task_ops(const struct dmf_task_ops *ops);
-void dmf_unregister_task_ops(const struct dmf_task_ops *ops);
 
 #endif /* _DMF_ENGINE_H */

@@ -3,8 +3,9 @@
  * Host unit tests for the dm-fault decision engine (lib/dmf-engine.c),
  * compiled unchanged against tools/kshim: probability parsing and
  * printing, attribute parsing, reproducibility, failure rates, interval,
- * times and space (exact under threads), counters, the task hooks, the
- * stack filter, logging and the -ENOMEM path.  KTAP output.
+ * times and space (exact under threads), counters, the calls an injector
+ * filters or forces itself, the stack filter, logging (the engine's and an
+ * injector's own) and the -ENOMEM path.  KTAP output.
  */
 #include <math.h>
 #include <pthread.h>
@@ -544,7 +545,6 @@ static void test_attr_copy_config(void)
 		shim_quiet = false;
 		return;
 	}
-	src.flags |= DMF_USE_FAIL_NTH;
 	src.stack.depth = 0;
 	run_calls(&src, 1000, 1);
 	run_calls(&dst, 10, 1);
@@ -706,7 +706,6 @@ static void test_parse_legacy_good(void)
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		if (!attr_new(&a, "legacy", "p=1/7,interval=9,times=3,space=8,verbose=2,seed=77"))
 			return;
-		a.flags |= DMF_TASK_FILTER;
 		a.stack.depth = 5;
 		a.stack.require[0].start = 1;
 		a.stack.require[0].end = 2;
@@ -725,7 +724,7 @@ static void test_parse_legacy_good(void)
 		KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
 		/* what the legacy string does not name stays */
 		KTAP_EXPECT_U64_EQ(a.seed, 77);
-		KTAP_EXPECT(a.flags == (DMF_TASK_FILTER | DMF_SEED_SET));
+		KTAP_EXPECT(a.flags == DMF_SEED_SET);
 		KTAP_EXPECT_INT_EQ(a.stack.depth, 5);
 		KTAP_EXPECT_INT_EQ(a.stack.require[0].end, 2);
 		dmf_attr_destroy(&a);
@@ -1290,30 +1289,10 @@ static void test_space_threads(void)
 
 /* Counters */
 
-static bool marked_ret = true;
-static int fail_nth_ret = -1;
-static unsigned long marked_calls, fail_nth_calls;
-
-static bool ops_marked(void)
-{
-	__atomic_add_fetch(&marked_calls, 1, __ATOMIC_RELAXED);
-	return __atomic_load_n(&marked_ret, __ATOMIC_RELAXED);
-}
-
-static int ops_fail_nth(void)
-{
-	__atomic_add_fetch(&fail_nth_calls, 1, __ATOMIC_RELAXED);
-	return __atomic_load_n(&fail_nth_ret, __ATOMIC_RELAXED);
-}
-
-static const struct dmf_task_ops test_ops = {
-	.marked = ops_marked,
-	.fail_nth = ops_fail_nth,
-};
-
 static void test_counters_single(void)
 {
 	struct dmf_attr a;
+	int i;
 
 	if (!attr_new(&a, "counters", "p=0"))
 		return;
@@ -1332,19 +1311,13 @@ static void test_counters_single(void)
 	run_calls(&a, 10, 10);
 	counters_are(&a, 40, 23, 9);			/* space: 9 pass, the 10th fails */
 
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&test_ops), 0);
-	a.flags |= DMF_TASK_FILTER;
-	marked_ret = false;
-	run_calls(&a, 10, 0);
-	counters_are(&a, 50, 23, 9);			/* the task filter stops it */
-	a.flags = DMF_USE_FAIL_NTH;
-	fail_nth_ret = 1;
+	for (i = 0; i < 10; i++)
+		dmf_count_filtered(&a);
+	counters_are(&a, 50, 23, 9);			/* the injector's filter stops it */
 	dmf_attr_parse_kv(&a, "p", "0");
-	run_calls(&a, 10, 0);
-	counters_are(&a, 60, 33, 19);			/* fail-nth: passed and injected */
-	dmf_unregister_task_ops(&test_ops);
-	marked_ret = true;
-	fail_nth_ret = -1;
+	for (i = 0; i < 10; i++)
+		dmf_force_fail(&a, NULL);
+	counters_are(&a, 60, 33, 19);			/* forced: passed and injected */
 
 	dmf_attr_clear_counters(&a);
 	counters_are(&a, 0, 0, 0);
@@ -1375,198 +1348,126 @@ static void test_counters_threads(void)
 	dmf_attr_destroy(&a);
 }
 
-/* Task hooks */
+/* What an injector filters or forces itself (the allocator hooks' task filter, fail-nth) */
 
-static void test_task_ops_register(void)
+static void test_count_filtered(void)
 {
-	static const struct dmf_task_ops other = { .marked = ops_marked };
-
-	dmf_unregister_task_ops(&other);		/* nothing registered: harmless */
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&test_ops), 0);
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&other), -EBUSY);
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&test_ops), -EBUSY);
-	dmf_unregister_task_ops(&other);		/* not the owner: no effect */
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&other), -EBUSY);
-	dmf_unregister_task_ops(&test_ops);
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&other), 0);
-	dmf_unregister_task_ops(&other);
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&test_ops), 0);
-	dmf_unregister_task_ops(&test_ops);
-}
-
-static void test_task_filter(void)
-{
-	static const struct dmf_task_ops no_marked = { .fail_nth = ops_fail_nth };
-	unsigned long calls, nth_calls;
 	struct dmf_attr a;
+	unsigned int stack_calls;
+	int i;
 
-	if (!attr_new(&a, "task", "p=100%,interval=2"))
+	if (!attr_new(&a, "filtered", "p=100%,interval=2,times=5,space=100"))
 		return;
-	a.flags = DMF_TASK_FILTER;
-	/* nobody to ask: nobody is marked */
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 0);
-
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&test_ops), 0);
-	marked_ret = false;
-	calls = marked_calls;
-	nth_calls = fail_nth_calls;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 0);
-	KTAP_EXPECT_INT_EQ(marked_calls - calls, 10);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.count), 0);	/* filtered calls do not count */
-	marked_ret = true;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 5);
-	KTAP_EXPECT_INT_EQ(fail_nth_calls, nth_calls);	/* not asked without the flag */
-
-	a.flags = 0;					/* not filtering: not asked */
-	calls = marked_calls;
-	marked_ret = false;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 5);
-	KTAP_EXPECT_INT_EQ(marked_calls, calls);
-	dmf_unregister_task_ops(&test_ops);
-
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&no_marked), 0);
-	a.flags = DMF_TASK_FILTER;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 0);
-	dmf_unregister_task_ops(&no_marked);
-	marked_ret = true;
+	a.stack.depth = 4;
+	stack_calls = shim_stack_calls;
+	for (i = 0; i < 10; i++)
+		dmf_count_filtered(&a);
+	counters_are(&a, 10, 0, 0);
+	/* nothing but the counters: no interval, times, space, draw or stack walk */
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.count), 0);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 5);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.space_left), 100);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
+	KTAP_EXPECT_INT_EQ(shim_stack_calls, stack_calls);
 	dmf_attr_destroy(&a);
 }
 
-static void test_fail_nth(void)
+static void test_force_fail(void)
 {
-	static const struct dmf_task_ops no_nth = { .marked = ops_marked };
-	unsigned long calls, stack_calls;
+	unsigned int stack_calls;
 	struct dmf_attr a;
+	int i;
 
-	if (!attr_new(&a, "nth", "p=0,times=0"))
+	if (!attr_new(&a, "forced", "p=0,times=0"))
 		return;
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&test_ops), 0);
-	a.flags = DMF_USE_FAIL_NTH;
-
-	/* 1: fail now, whatever p, times and the stack filter say */
-	fail_nth_ret = 1;
+	/* whatever p, times and the stack filter say */
 	a.stack.depth = 4;
 	a.stack.reject[0].start = 0;
 	a.stack.reject[0].end = ~0UL;
 	stack_calls = shim_stack_calls;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 10);
+	for (i = 0; i < 10; i++)
+		dmf_force_fail(&a, NULL);
 	KTAP_EXPECT_INT_EQ(shim_stack_calls, stack_calls);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 0);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
 	counters_are(&a, 10, 10, 10);
 	memset(&a.stack, 0, sizeof(a.stack));
 
-	/* a fail-nth fault uses up one of times, never below 0, as the kernel's */
+	/* a forced fault uses up one of times, never below 0, as the kernel's fail-nth */
 	dmf_attr_parse_kv(&a, "times", "3");
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 2, 0), 2);
+	for (i = 0; i < 2; i++)
+		dmf_force_fail(&a, NULL);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 1);
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 3, 0), 3);
+	for (i = 0; i < 3; i++)
+		dmf_force_fail(&a, NULL);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 0);
 	dmf_attr_parse_kv(&a, "times", "-1");
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 3, 0), 3);
+	dmf_force_fail(&a, NULL);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), -1);
 
-	/* 0: armed but not due, pass even at p = 100% */
+	/* and leaves interval, space and the generator where they were */
 	dmf_attr_parse_kv(&a, "p", "100");
-	dmf_attr_parse_kv(&a, "times", "-1");
-	fail_nth_ret = 0;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 0);
-
-	/* -1: not armed, the attribute decides */
-	fail_nth_ret = -1;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 10);
-	dmf_attr_parse_kv(&a, "p", "0");
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 0);
-
-	/* without the flag fail-nth is not asked */
-	a.flags = 0;
-	fail_nth_ret = 1;
-	calls = fail_nth_calls;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 0);
-	KTAP_EXPECT_INT_EQ(fail_nth_calls, calls);
-
-	/* with the task filter too: fail-nth first, then the filter */
-	a.flags = DMF_USE_FAIL_NTH | DMF_TASK_FILTER;
-	dmf_attr_parse_kv(&a, "p", "100");
-	marked_ret = false;
-	fail_nth_ret = 1;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 10);
-	fail_nth_ret = -1;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 0);
-	marked_ret = true;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 10);
-	fail_nth_ret = 0;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 0);
-	dmf_unregister_task_ops(&test_ops);
-
-	/* hooks without fail_nth: the attribute decides */
-	KTAP_EXPECT_INT_EQ(dmf_register_task_ops(&no_nth), 0);
-	a.flags = DMF_USE_FAIL_NTH;
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 10);
-	dmf_unregister_task_ops(&no_nth);
-	/* and no hooks at all */
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 10);
-	fail_nth_ret = -1;
+	dmf_attr_parse_kv(&a, "interval", "3");
+	dmf_attr_parse_kv(&a, "space", "10");
+	dmf_force_fail(&a, NULL);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.count), 0);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.space_left), 10);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
 	dmf_attr_destroy(&a);
 }
 
 /*
- * Hooks registered and unregistered under load, each in freshly allocated
- * memory freed right after dmf_unregister_task_ops(): a reader still using
- * them after the grace period is a use-after-free that ASan reports.
+ * A probability changed while threads decide: each decision sees the old
+ * value or the new one (p = 0 or p = 1 here, so no draw can hide a torn
+ * read), and dmf_prob_is_zero() agrees with what it reads.
  */
-static bool rcu_stop;
+static bool publish_stop;
 
-static void *rcu_reader(void *arg)
+static void *publish_reader(void *arg)
 {
 	struct dmf_attr *a = arg;
 
-	while (!__atomic_load_n(&rcu_stop, __ATOMIC_RELAXED))
+	while (!__atomic_load_n(&publish_stop, __ATOMIC_RELAXED))
 		dmf_should_fail(a, 0);
 	return NULL;
 }
 
-static void test_task_ops_rcu(void)
+static void test_prob_publish(void)
 {
-	unsigned long seen, spins;
+	struct dmf_prob zero, one, third;
+	struct dmf_counters c;
 	pthread_t tid[4];
 	struct dmf_attr a;
-	int i, r;
+	int i;
 
-	if (!attr_new(&a, "rcu", "p=50%"))
+	if (!attr_new(&a, "publish", "p=0"))
 		return;
-	a.flags = DMF_TASK_FILTER | DMF_USE_FAIL_NTH;
-	rcu_stop = false;
-	for (i = 0; i < 4; i++)
-		if (pthread_create(&tid[i], NULL, rcu_reader, &a))
-			abort();
-	for (i = 0; i < 100; i++) {
-		struct dmf_task_ops *ops = malloc(sizeof(*ops));
+	KTAP_EXPECT_INT_EQ(dmf_prob_set(&zero, 0, 1), 0);
+	KTAP_EXPECT_INT_EQ(dmf_prob_set(&one, 1, 1), 0);
+	KTAP_EXPECT_INT_EQ(dmf_prob_set(&third, 1, 3), 0);
+	dmf_prob_publish(&a.prob, &third);
+	KTAP_EXPECT(a.prob.num == 1 && a.prob.den == 3 && a.prob.thresh == third.thresh);
+	KTAP_EXPECT(!dmf_prob_is_zero(&a.prob) && dmf_prob_is_zero(&zero));
+	/* thresh alone tells the extremes: only 0 maps to 0, only 1 to U64_MAX */
+	KTAP_EXPECT_INT_EQ(dmf_prob_set(&third, 1, DMF_PROB_MAX_DEN), 0);
+	KTAP_EXPECT(third.thresh > 0);
+	KTAP_EXPECT_INT_EQ(dmf_prob_set(&third, DMF_PROB_MAX_DEN - 1, DMF_PROB_MAX_DEN), 0);
+	KTAP_EXPECT(third.thresh < U64_MAX);
 
-		if (!ops)
+	dmf_prob_publish(&a.prob, &zero);
+	publish_stop = false;
+	for (i = 0; i < 4; i++)
+		if (pthread_create(&tid[i], NULL, publish_reader, &a))
 			abort();
-		ops->marked = ops_marked;
-		ops->fail_nth = ops_fail_nth;
-		r = dmf_register_task_ops(ops);
-		if (!ktap_check(!r, "register %d: %d", i, r)) {
-			free(ops);
-			break;
-		}
-		/* let the readers reach the hooks before they go */
-		seen = __atomic_load_n(&marked_calls, __ATOMIC_RELAXED);
-		for (spins = 0; spins < 1000000; spins++) {
-			if (__atomic_load_n(&marked_calls, __ATOMIC_RELAXED) != seen)
-				break;
-			sched_yield();
-		}
-		ktap_check(spins < 1000000, "round %d: readers never called the hooks", i);
-		dmf_unregister_task_ops(ops);
-		memset(ops, 0, sizeof(*ops));
-		free(ops);
-	}
-	__atomic_store_n(&rcu_stop, true, __ATOMIC_RELAXED);
+	for (i = 0; i < 20000; i++)
+		dmf_prob_publish(&a.prob, i & 1 ? &zero : &one);
+	__atomic_store_n(&publish_stop, true, __ATOMIC_RELAXED);
 	for (i = 0; i < 4; i++)
 		pthread_join(tid[i], NULL);
+	dmf_attr_counters(&a, &c);
+	/* p = 1 never draws: a draw would mean a thresh that was neither */
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
+	KTAP_EXPECT(c.injected == c.passed);
 	dmf_attr_destroy(&a);
 }
 
@@ -1694,6 +1595,15 @@ static void test_stack_filter(void)
 
 /* Logging */
 
+static unsigned int own_log_calls;
+static void *own_log_ctx;
+
+static void own_log(struct dmf_attr *a __always_unused, void *ctx)
+{
+	own_log_calls++;
+	own_log_ctx = ctx;
+}
+
 static void test_verbose_log(void)
 {
 	unsigned long printed, stacks;
@@ -1728,6 +1638,22 @@ static void test_verbose_log(void)
 	dmf_should_fail(&a, 0);
 	ktap_check(strstr(shim_printk_last, "dmf: ?: injecting"), "logged \"%s\"",
 		   shim_printk_last);
+	dmf_attr_destroy(&a);
+
+	/* an injector's own logger replaces the engine's, forced faults too */
+	if (!attr_new(&a, "own", "p=100%,verbose=0"))
+		goto out;
+	a.log = own_log;
+	printed = shim_printk_count;
+	own_log_calls = 0;
+	run_calls(&a, 10, 0);
+	KTAP_EXPECT_INT_EQ(own_log_calls, 0);		/* verbose 0: not called */
+	a.verbose = 1;
+	KTAP_EXPECT(dmf_should_fail_ctx(&a, 0, &own_log_calls));
+	dmf_force_fail(&a, &own_log_calls);
+	KTAP_EXPECT_INT_EQ(own_log_calls, 2);
+	KTAP_EXPECT(own_log_ctx == &own_log_calls);
+	KTAP_EXPECT_INT_EQ(shim_printk_count, printed);
 	dmf_attr_destroy(&a);
 out:
 	shim_quiet = false;
@@ -1825,10 +1751,9 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_space_threads),
 	KTAP_CASE(test_counters_single),
 	KTAP_CASE(test_counters_threads),
-	KTAP_CASE(test_task_ops_register),
-	KTAP_CASE(test_task_filter),
-	KTAP_CASE(test_fail_nth),
-	KTAP_CASE(test_task_ops_rcu),
+	KTAP_CASE(test_count_filtered),
+	KTAP_CASE(test_force_fail),
+	KTAP_CASE(test_prob_publish),
 	KTAP_CASE(test_stack_filter),
 	KTAP_CASE(test_stack_save_ctx),
 	KTAP_CASE(test_verbose_log),

@@ -513,6 +513,13 @@ else
 fi
 put $D/fail-nth "-$spid"
 expect "fail-nth -PID drops the entry" "" "$(cat $D/fail-nth)"
+# the hook asks the task's count before its task filter: no mark is needed
+put $SL/task-filter Y
+sys 0 1 "creat:$W/n0"
+expect "fail-nth with task-filter Y: an unmarked task's count fires" "$ENOMEM|0 exited" \
+	"$errs|$(nth_left $spid)"
+put $D/fail-nth "-$spid"
+put $SL/task-filter N
 
 # a count that fires disarms the hooks while its task lives on
 rm -f $W/ready $W/fifo $W/fifo2 $W/done
