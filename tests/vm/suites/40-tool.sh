@@ -346,6 +346,7 @@ if [ "\${nth:-0}" -ge 1 ] && [ "\$nth" -le 3 ]; then
 	echo "\$\$ 0" >$F/fail-nth
 	bump slab
 	[ "\$nth" = 2 ] && [ -n "\$BREAK_AT_2" ] && rm -f "\$BREAK_AT_2"
+	[ "\$nth" = 2 ] && [ -n "\$NOEXEC_AT_2" ] && chmod -x "\$0"
 	exit 3
 fi
 if [ "\$(cat $F/fail_page_alloc/probability)" = 100 ]; then
@@ -410,6 +411,16 @@ for c in /nonexistent/cmd "$F/failslab/times"; do
 		fail "stand-in: nth-sweep of a command whose exec fails ($c)" "exit $rc" "$out"
 	fi
 done
+cp "$F/cmd" "$F/cmd2"
+out=$(NOEXEC_AT_2=1 dmfault run --nth-sweep -- "$F/cmd2")
+rc=$?
+if [ $rc -eq 1 ] && [[ $out == *"step 3: exec failed: Permission denied, no fault injected"* ]] &&
+	[[ $out == *"did not run at step 3"*"stopped after 2 faulted runs"* ]] &&
+	[[ $out != *completed* ]]; then
+	ok "stand-in: nth-sweep stops when a later step's exec fails without a fault"
+else
+	fail "stand-in: nth-sweep with an exec failing at step 3" "exit $rc" "$out"
+fi
 # Lasting damage: the sanity probe after each step reads $DMFAULT_PROBE_FILES;
 # the stand-in removes one at step 2.
 echo x > "$F/probe"
