@@ -714,16 +714,249 @@ static int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, in
 	return 0;
 }
 
+/*
+ * The sweep's sanity probe, run before step 1 and after every step: a step
+ * can leave the system broken without an oops (issue 15: a failed TCLUNK
+ * allocation left the 9p root answering EINVAL).  It opens and reads the
+ * command's executable, our own and the files in $DMFAULT_PROBE_FILES
+ * (colon-separated), execs ourselves ("version", which loads our shared
+ * libraries from the root), and compares our open fds with the start: a
+ * few system calls and one fork+exec, small next to a run of the command.
+ * Slab object counts of caches a leaked process or file would grow are
+ * compared too, but only reported: they move by a slab's worth with no
+ * leak at all, so they are no verdict.
+ */
+#define DFT_PROBE_FILES	8
+
+static const char *const dft_probe_caches[] = {
+	"task_struct", "mm_struct", "files_cache", "signal_cache", "cred_jar", "pid", "filp",
+};
+
+struct dft_probe {
+	char *files[DFT_PROBE_FILES];
+	unsigned int nr_files;
+	int fds;
+	long long slab[ARRAY_SIZE(dft_probe_caches)];
+};
+
+static int dft_count_fds(void)
+{
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+/* Active objects of the probe's caches, -1 where unknown. */
+static void dft_slab_counts(long long *out)
+{
+	char line[512], name[128];
+	long long active;
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(dft_probe_caches); i++)
+		out[i] = -1;
+	f = fopen("/proc/slabinfo", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %lld", name, &active) != 2)
+			continue;
+		for (i = 0; i < ARRAY_SIZE(dft_probe_caches); i++)
+			if (!strcmp(name, dft_probe_caches[i]))
+				out[i] = active;
+	}
+	fclose(f);
+}
+
+/* @cmd as execvp() would find it, or NULL. */
+static char *dft_which(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[4096];
+	struct stat st;
+
+	if (strchr(cmd, '/'))
+		return strdup(cmd);
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), end == p ? "." : p,
+			     cmd) >= (int)sizeof(buf))
+			continue;
+		if (!stat(buf, &st) && S_ISREG(st.st_mode) && !access(buf, X_OK))
+			return strdup(buf);
+	}
+	return NULL;
+}
+
+static void dft_probe_add(struct dft_probe *pr, const char *path)
+{
+	if (pr->nr_files < DFT_PROBE_FILES && path && *path)
+		pr->files[pr->nr_files] = strdup(path);
+	if (pr->nr_files < DFT_PROBE_FILES && pr->files[pr->nr_files])
+		pr->nr_files++;
+}
+
+static void dft_probe_free(struct dft_probe *pr)
+{
+	while (pr->nr_files)
+		free(pr->files[--pr->nr_files]);
+}
+
+/* Run the probe; 0 if all is well, else what failed in @why. */
+static int dft_probe_run(struct dft_probe *pr, char *why, size_t len)
+{
+	char buf[4096];
+	unsigned int i;
+	ssize_t r;
+	pid_t pid;
+	int fd, st, n, p[2];
+
+	for (i = 0; i < pr->nr_files; i++) {
+		fd = open(pr->files[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read(fd, buf, sizeof(buf)) < 0) {
+			snprintf(why, len, "%s %s: %s", fd < 0 ? "open" : "read", pr->files[i],
+				 strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	/* exec ourselves, its stderr (ld.so's complaints) in a pipe */
+	if (pipe2(p, O_CLOEXEC)) {
+		snprintf(why, len, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, len, "fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (!pid) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, 1);
+		dup2(p[1], 2);
+		execl("/proc/self/exe", "dmfault", "version", (char *)NULL);
+		dprintf(2, "%s", strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	n = 0;
+	while (n < (int)sizeof(buf) - 1 && (r = read(p[0], buf + n, sizeof(buf) - 1 - n)) != 0) {
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0)
+			n += r;
+	}
+	close(p[0]);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(why, len, "wait: %s", strerror(errno));
+			return -1;
+		}
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		if (WIFSIGNALED(st))
+			snprintf(why, len, "exec of dmfault version: killed by signal %d",
+				 WTERMSIG(st));
+		else
+			snprintf(why, len, "exec of dmfault version: exit %d%s%.300s",
+				 WEXITSTATUS(st), *buf ? ": " : "", buf);
+		return -1;
+	}
+	n = dft_count_fds();
+	if (n != pr->fds) {
+		snprintf(why, len, "dmfault has %d open files, %d at the start", n, pr->fds);
+		return -1;
+	}
+	return 0;
+}
+
+static int dft_probe_init(struct dft_probe *pr, const struct dft_opts *o, char *why, size_t len)
+{
+	const char *env = getenv("DMFAULT_PROBE_FILES");
+	char *list, *s, *f;
+
+	memset(pr, 0, sizeof(*pr));
+	f = dft_which(o->cmd_argv[0]);
+	if (f && !access(f, R_OK))	/* a command that cannot be found fails at step 1 */
+		dft_probe_add(pr, f);
+	free(f);
+	dft_probe_add(pr, "/proc/self/exe");
+	if (env && *env) {
+		list = strdup(env);
+		for (s = list; s && (f = strsep(&s, ":")) != NULL;)
+			dft_probe_add(pr, f);
+		free(list);
+	}
+	pr->fds = dft_count_fds();
+	dft_slab_counts(pr->slab);
+	return dft_probe_run(pr, why, len);
+}
+
+/* One line: how the probe's caches moved since the start; "possible leak"
+ * where one grew by at least a slab's worth and one object a faulted run. */
+static void dft_probe_slab_report(struct dft_probe *pr, long long runs)
+{
+	long long now[ARRAY_SIZE(dft_probe_caches)], d;
+	unsigned int i, shown = 0;
+
+	dft_slab_counts(now);
+	for (i = 0; i < ARRAY_SIZE(dft_probe_caches); i++) {
+		if (now[i] < 0 || pr->slab[i] < 0)
+			continue;
+		d = now[i] - pr->slab[i];
+		printf("%s %s %+lld", shown++ ? "," : "nth-sweep: slab objects since the start:",
+		       dft_probe_caches[i], d);
+		if (d >= 64 && d >= runs)
+			printf(" (possible leak)");
+	}
+	if (shown)
+		printf("\n");
+}
+
+/* The sweep's last line: "nth-sweep: CMD <what>; ... exited non-zero; ... kernel problems" */
+static void dft_sweep_summary(const struct dft_opts *o, const char *what, long long failed,
+			      unsigned int trouble)
+{
+	printf("nth-sweep: %s %s; %lld exited non-zero; %u kernel problem%s\n", o->cmd_argv[0],
+	       what, failed, trouble, trouble == 1 ? "" : "s");
+}
+
+static const char *dft_runs(long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 static int dft_sweep(struct dft_opts *o, unsigned int mask)
 {
-	char desc[128];
+	char desc[128], why[640], what[800];
 	unsigned int trouble = 0, t;
 	long long step, failed = 0;
 	uint64_t faults;
 	struct dft_kmsg km;
+	struct dft_probe pr;
 	bool tty = dft_tty(stderr) && !o->verbose;
-	int r, st, ee;
+	int r = DFT_EXIT_FAIL, st, ee;
 
+	if (dft_probe_init(&pr, o, why, sizeof(why))) {
+		dft_probe_free(&pr);
+		return dft_err("nth-sweep: the sanity probe fails before the first step: %s", why);
+	}
 	for (step = 1; step <= o->max_steps && !dft_stop; step++) {
 		if (tty)
 			fprintf(stderr, "\rnth-sweep: step %lld ...", step);
@@ -735,28 +968,66 @@ static int dft_sweep(struct dft_opts *o, unsigned int mask)
 		if (tty)
 			fprintf(stderr, "\r\033[K");
 		if (r)
-			return r;
-		if (faults == UINT64_MAX)
-			return dft_err("cannot tell whether a fault was injected: no 'injected' counter under %s",
-				       dft_debugfs());
+			goto out;
+		if (faults == UINT64_MAX) {
+			r = dft_err("cannot tell whether a fault was injected: no 'injected' counter under %s",
+				    dft_debugfs());
+			goto out;
+		}
 		dft_describe_status(st, ee, desc, sizeof(desc));
+		if (!faults && ee) {
+			/*
+			 * The exec failed and nothing was injected: the command
+			 * never ran.  At step 1 it cannot be run at all; later
+			 * an earlier step broke something (issue 15).
+			 */
+			printf("step %lld: %s, no fault injected: the command did not run\n", step,
+			       desc);
+			if (step == 1)
+				snprintf(what, sizeof(what),
+					 "could not be run (exec failed: %s): nothing swept",
+					 strerror(ee));
+			else
+				snprintf(what, sizeof(what),
+					 "did not run at step %lld (exec failed: %s) with no fault injected: the system is broken (lasting damage from an earlier step?); stopped after %lld faulted run%s",
+					 step, strerror(ee), step - 1, dft_runs(step - 1));
+			dft_sweep_summary(o, what, failed, trouble);
+			r = DFT_EXIT_FAIL;
+			goto out;
+		}
 		if (!faults) {
 			printf("step %lld: %s, no fault injected: done\n", step, desc);
-			printf("nth-sweep: %s completed without a fault after %lld faulted run%s; %lld exited non-zero; %u kernel problem%s\n",
-			       o->cmd_argv[0], step - 1, step == 2 ? "" : "s", failed, trouble,
-			       trouble == 1 ? "" : "s");
-			return trouble ? DFT_EXIT_FAIL : DFT_EXIT_OK;
+			dft_probe_slab_report(&pr, step - 1);
+			snprintf(what, sizeof(what), "completed without a fault after %lld faulted run%s",
+				 step - 1, dft_runs(step - 1));
+			dft_sweep_summary(o, what, failed, trouble);
+			r = trouble ? DFT_EXIT_FAIL : DFT_EXIT_OK;
+			goto out;
 		}
 		printf("step %lld: %s, %llu fault%s injected\n", step, desc,
 		       (unsigned long long)faults, faults == 1 ? "" : "s");
 		fflush(stdout);
 		if (st || ee)
 			failed++;
+		if (dft_probe_run(&pr, why, sizeof(why))) {
+			printf("step %lld: lasting damage: %s\n", step, why);
+			dft_probe_slab_report(&pr, step);
+			snprintf(what, sizeof(what),
+				 "left lasting damage at step %lld (%s); stopped after %lld faulted run%s",
+				 step, why, step, dft_runs(step));
+			dft_sweep_summary(o, what, failed, trouble);
+			r = DFT_EXIT_FAIL;
+			goto out;
+		}
 	}
 	if (dft_stop)
-		return dft_err("nth-sweep interrupted at step %lld", step);
-	return dft_err("nth-sweep: %s still hit a fault at step %lld (--max-steps)",
-		       o->cmd_argv[0], o->max_steps);
+		r = dft_err("nth-sweep interrupted at step %lld", step);
+	else
+		r = dft_err("nth-sweep: %s still hit a fault at step %lld (--max-steps)",
+			    o->cmd_argv[0], o->max_steps);
+out:
+	dft_probe_free(&pr);
+	return r;
 }
 
 DFT_HANDLER(dft_cmd_run)

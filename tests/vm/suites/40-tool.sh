@@ -351,6 +351,8 @@ bump() {
 if [ "\${nth:-0}" -ge 1 ] && [ "\$nth" -le 3 ]; then
 	echo "\$\$ 0" >$F/fail-nth
 	bump slab
+	[ "\$nth" = 2 ] && [ -n "\$BREAK_AT_2" ] && rm -f "\$BREAK_AT_2"
+	[ "\$nth" = 2 ] && [ -n "\$NOEXEC_AT_2" ] && chmod -x "\$0"
 	exit 3
 fi
 if [ "\$(cat $F/fail_page_alloc/probability)" = 100 ]; then
@@ -404,6 +406,35 @@ expect "stand-in: nth-sweep reports each step's status" \
 	"$(echo "$out" | sed -n '1p;4p' | tr '\n' '|' | sed 's/|$//')"
 want "stand-in: nth-sweep gives up after --max-steps" 1 "still hit a fault at step 2" \
 	dmfault run --nth-sweep --max-steps 2 -- "$F/cmd"
+# A step whose exec fails did not complete (issue 15): a finding, not "done".
+for c in /nonexistent/cmd "$F/failslab/times"; do
+	out=$(dmfault run --nth-sweep -- "$c")
+	rc=$?
+	if [ $rc -eq 1 ] && [[ $out == *"step 1: exec failed: "*"the command did not run"* ]] &&
+		[[ $out == *"could not be run (exec failed"* ]] && [[ $out != *completed* ]]; then
+		ok "stand-in: nth-sweep of a command whose exec fails ($c) reports it"
+	else
+		fail "stand-in: nth-sweep of a command whose exec fails ($c)" "exit $rc" "$out"
+	fi
+done
+cp "$F/cmd" "$F/cmd2"
+out=$(NOEXEC_AT_2=1 dmfault run --nth-sweep -- "$F/cmd2")
+rc=$?
+if [ $rc -eq 1 ] && [[ $out == *"step 3: exec failed: Permission denied, no fault injected"* ]] &&
+	[[ $out == *"did not run at step 3"*"stopped after 2 faulted runs"* ]] &&
+	[[ $out != *completed* ]]; then
+	ok "stand-in: nth-sweep stops when a later step's exec fails without a fault"
+else
+	fail "stand-in: nth-sweep with an exec failing at step 3" "exit $rc" "$out"
+fi
+# Lasting damage: the sanity probe after each step reads $DMFAULT_PROBE_FILES;
+# the stand-in removes one at step 2.
+echo x > "$F/probe"
+out=$(DMFAULT_PROBE_FILES=$F/probe BREAK_AT_2=$F/probe dmfault run --nth-sweep -- "$F/cmd")
+rc=$?
+expect "stand-in: nth-sweep stops at lasting damage, says so" \
+	"1|step 2: lasting damage: open $F/probe: No such file or directory|lasting damage at step 2" \
+	"$rc|$(echo "$out" | grep '^step 2: lasting')|$(echo "$out" | grep -o 'lasting damage at step 2' | tail -n 1)"
 out=$(dmfault run --page --times 1 -- "$F/cmd" 2>&1)
 rc=$?
 expect "stand-in: run --page reads that hook's counters file" "3 1 fault injected" \
