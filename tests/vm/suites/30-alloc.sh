@@ -108,12 +108,10 @@ nth_left() {
 	awk -v p="$1" '$1 == p {$1 = ""; sub(/^ /, ""); print}' $D/fail-nth
 }
 
-# Kernel problems logged after line $1 of dmesg.
-dmesg_lines() {
-	dmesg | wc -l
-}
+# Kernel problems logged since the last kmsg_mark (a mark, not a line
+# number: once the log is full, line numbers no longer point at new lines).
 kernel_trouble() {
-	dmesg | tail -n +"$(($1 + 1))" |
+	kmsg_since |
 		grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|refcount_t|list_(add|del) corruption|KASAN|UBSAN'
 }
 
@@ -447,7 +445,7 @@ for f in __kmalloc __kmalloc_noprof kmem_cache_alloc kmem_cache_alloc_noprof; do
 	grep -qE " $f\$" /proc/kallsyms && names+=" $f"
 done
 names=$(echo $names | tr ' ' '\n' | sort -u | paste -sd' ')
-l0=$(dmesg_lines)
+kmsg_mark
 # the load: a shell creating a file over and over, no exec in the loop
 "$W/busybox" sh -c "while :; do : > $W/load; done" &
 bg=$!
@@ -468,7 +466,7 @@ done
 kill $bg
 wait $bg 2> /dev/null
 expect "naming each allocator ($names) 3 times while armed under load: all taken, no kernel trouble" \
-	"0 ${names##* }|" "$refused $last|$(kernel_trouble $l0)"
+	"0 ${names##* }|" "$refused $last|$(kernel_trouble)"
 expect "... and the hooks stayed armed" "armed armed" "$(armed $SL) $(armed $PG)"
 
 # require-module for a module that is not loaded yet: resolved when it loads
@@ -499,13 +497,13 @@ fi
 reset
 put $SL/cache-filter names_cache
 put $SL/verbose 1
-l0=$(dmesg_lines)
+kmsg_mark
 sys 0 3 "creat:$W/n1" "creat:$W/n2" "creat:$W/n3" "creat:$W/n4" "creat:$W/n5"
 expect "fail-nth 3 (probability 0): exactly the third creat fails" \
 	"0 0 $ENOMEM 0 0" "$errs"
 expect "fail-nth reads back 0 (the fault fired) for the exited task" "0 exited" \
 	"$(nth_left $spid)"
-if dmesg | tail -n +"$((l0 + 1))" |
+if kmsg_since |
 	grep -q "FAULT_INJECTION: forcing a failure: failslab .*(cache names_cache, .*pid $spid"; then
 	ok "verbose=1 logs the fault with its cache and pid"
 else
@@ -541,14 +539,14 @@ wait $pid 2> /dev/null
 put $D/fail-nth "-$pid"
 
 put $SL/verbose 2
-l0=$(dmesg_lines)
+kmsg_mark
 sys 0 1 "creat:$W/v1"
-if dmesg | tail -n +"$((l0 + 1))" | grep -qE "dmf_alloc: +(called by|from) getname"; then
+if kmsg_since | grep -qE "dmf_alloc: +(called by|from) getname"; then
 	ok "verbose=2 prints the call chain from the allocator's caller (getname)"
-	dmesg | tail -n +"$((l0 + 1))" | grep -E "FAULT_INJECTION|dmf_alloc: +(called by|from)" |
+	kmsg_since | grep -E "FAULT_INJECTION|dmf_alloc: +(called by|from)" |
 		head -n 5 | sed 's/^/# /'
 else
-	fail "verbose=2 prints the call chain" "$(dmesg | tail -n +"$((l0 + 1))" | head -n 12)"
+	fail "verbose=2 prints the call chain" "$(kmsg_since | head -n 12)"
 fi
 put $D/fail-nth "-$spid"
 put $SL/verbose 0
@@ -597,7 +595,7 @@ SWEEP_STRIDE=$(by_length 1 7)
 # so: an allocation failure's errno (ENOMEM, or ENXIO when dm cannot
 # allocate the device itself); a step without a fault must succeed.
 sweep() {
-	local name=$1 setup=$2 cleanup=$3 n left faulted=0 failed=0 bad="" l0 t steps=0
+	local name=$1 setup=$2 cleanup=$3 n left faulted=0 failed=0 bad="" t steps=0
 	local why="failed: (Cannot allocate memory|No such device or address)"
 
 	shift 4
@@ -607,11 +605,11 @@ sweep() {
 			bad+="step $n: setup failed; "
 			break
 		fi
-		l0=$(dmesg_lines)
+		kmsg_mark
 		sys 0 $n -- "$DMSETUP" "$@"
 		left=$(nth_left $spid)
 		put $D/fail-nth "-$spid"
-		t=$(kernel_trouble "$l0")
+		t=$(kernel_trouble)
 		[ -n "$t" ] && bad+="step $n: kernel: $t; "
 		if [ "$src" -ne 0 ]; then
 			failed=$((failed + 1))
