@@ -19,9 +19,9 @@
 #define DM_MSG_PREFIX "fault"
 
 /* Flip bits or set a byte in the data described by @iter. */
-static void dmf_corrupt_data(struct dmf_rule *rule, struct bio *bio, struct bvec_iter iter)
+static void fault_corrupt_data(struct fault_rule *rule, struct bio *bio, struct bvec_iter iter)
 {
-	const struct dmf_rule_cfg *cfg = &rule->cfg;
+	const struct fault_rule_cfg *cfg = &rule->cfg;
 	unsigned int size = iter.bi_size, n, i;
 	struct bvec_iter it;
 	struct bio_vec bv;
@@ -58,19 +58,19 @@ static void dmf_corrupt_data(struct dmf_rule *rule, struct bio *bio, struct bvec
 	}
 }
 
-static void dmf_clone_endio(struct bio *clone)
+static void fault_clone_endio(struct bio *clone)
 {
 	struct bio *bio = clone->bi_private;
-	struct dmf_per_bio *pb = dm_per_bio_data(bio, sizeof(struct dmf_per_bio));
+	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
 	struct bio_vec *bv;
 	struct bvec_iter_all iter;
 
 	/* torn: the original completes with the rule's status unless I/O failed */
 	if (clone->bi_status)
 		bio->bi_status = clone->bi_status;
-	else if (pb->rule->cfg.action == DMF_ACT_TORN)
+	else if (pb->rule->cfg.action == FAULT_ACT_TORN)
 		bio->bi_status = pb->rule->status;
-	if (pb->rule->cfg.action == DMF_ACT_CORRUPT) {
+	if (pb->rule->cfg.action == FAULT_ACT_CORRUPT) {
 		bio_for_each_segment_all(bv, clone, iter)
 			__free_page(bv->bv_page);
 	}
@@ -79,8 +79,8 @@ static void dmf_clone_endio(struct bio *clone)
 }
 
 /* A copy of a write's data, corrupted, submitted in its place. */
-static int dmf_corrupt_write(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
-			     gfp_t gfp)
+static int fault_corrupt_write(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio,
+			       gfp_t gfp)
 {
 	struct bio *clone;
 	struct bvec_iter iter;
@@ -98,9 +98,9 @@ static int dmf_corrupt_write(struct fault_c *fc, struct dmf_per_bio *pb, struct 
 		memcpy_from_bvec(page_address(page), &bv);
 		__bio_add_page(clone, page, bv.bv_len, 0);
 	}
-	dmf_corrupt_data(pb->rule, clone, clone->bi_iter);
+	fault_corrupt_data(pb->rule, clone, clone->bi_iter);
 	clone->bi_private = bio;
-	clone->bi_end_io = dmf_clone_endio;
+	clone->bi_end_io = fault_clone_endio;
 	submit_bio_noacct(clone);
 	return 0;
 
@@ -117,8 +117,8 @@ fail:
 }
 
 /* Write only the first sectors of @bio, then complete it with the status. */
-static int dmf_torn_write(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
-			  gfp_t gfp)
+static int fault_torn_write(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio,
+			    gfp_t gfp)
 {
 	unsigned int sectors = bio_sectors(bio);
 	s64 keep = pb->rule->cfg.keep;
@@ -137,22 +137,22 @@ static int dmf_torn_write(struct fault_c *fc, struct dmf_per_bio *pb, struct bio
 	if (keep < sectors)
 		bio_trim(clone, 0, keep);
 	clone->bi_private = bio;
-	clone->bi_end_io = dmf_clone_endio;
+	clone->bi_end_io = fault_clone_endio;
 	submit_bio_noacct(clone);
 	return 0;
 }
 
-static u64 dmf_hold_time(struct dmf_rule *rule)
+static u64 fault_hold_time(struct fault_rule *rule)
 {
-	const struct dmf_rule_cfg *cfg = &rule->cfg;
+	const struct fault_rule_cfg *cfg = &rule->cfg;
 	u64 t = cfg->delay_ns, draw;
 
-	if (cfg->action == DMF_ACT_STALL)
+	if (cfg->action == FAULT_ACT_STALL)
 		return cfg->timeout_ns ? cfg->timeout_ns : U64_MAX;
 	if (cfg->jitter_ns) {
 		draw = dmf_attr_draw(&rule->cfg.attr);
-		if (cfg->dist == DMF_DIST_EXP)
-			t += dmf_exp_sample(draw, cfg->jitter_ns);
+		if (cfg->dist == FAULT_DIST_EXP)
+			t += fault_exp_sample(draw, cfg->jitter_ns);
 		else
 			t += mul_u64_u64_div_u64(draw >> 1, cfg->jitter_ns + 1, 1ULL << 63);
 	}
@@ -160,9 +160,9 @@ static u64 dmf_hold_time(struct dmf_rule *rule)
 }
 
 /* Park a bio; false if the device is suspending and it must go now. */
-static bool dmf_hold(struct fault_c *fc, struct dmf_per_bio *pb)
+static bool fault_hold(struct fault_c *fc, struct fault_per_bio *pb)
 {
-	u64 t = dmf_hold_time(pb->rule);
+	u64 t = fault_hold_time(pb->rule);
 	unsigned long flags;
 	bool held = false;
 
@@ -188,42 +188,42 @@ static bool dmf_hold(struct fault_c *fc, struct dmf_per_bio *pb)
 }
 
 /**
- * dmf_act - carry out a rule's action on a bio it fired on
+ * fault_act - carry out a rule's action on a bio it fired on
  * @fc: the device
  * @pb: the bio's per-bio data; pb->rule holds a reference
  * @bio: the bio, already remapped to the underlying device
  *
  * Return: a DM_MAPIO_* value for map to return.
  */
-int dmf_act(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio)
+int fault_act(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio)
 {
-	struct dmf_rule *rule = pb->rule;
+	struct fault_rule *rule = pb->rule;
 	gfp_t gfp = bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
 	int r = 0;
 
 	switch (rule->cfg.action) {
-	case DMF_ACT_ERROR:
+	case FAULT_ACT_ERROR:
 		bio->bi_status = rule->status;
 		bio_endio(bio);
 		return DM_MAPIO_SUBMITTED;
-	case DMF_ACT_DROP:
+	case FAULT_ACT_DROP:
 		bio_endio(bio);
 		return DM_MAPIO_SUBMITTED;
-	case DMF_ACT_CORRUPT:
+	case FAULT_ACT_CORRUPT:
 		if (bio_data_dir(bio) == READ || !bio_has_data(bio)) {
 			pb->iter = bio->bi_iter;
 			return DM_MAPIO_REMAPPED;
 		}
-		r = dmf_corrupt_write(fc, pb, bio, gfp);
+		r = fault_corrupt_write(fc, pb, bio, gfp);
 		break;
-	case DMF_ACT_TORN:
+	case FAULT_ACT_TORN:
 		if (!bio_has_data(bio))
 			return DM_MAPIO_REMAPPED;
-		r = dmf_torn_write(fc, pb, bio, gfp);
+		r = fault_torn_write(fc, pb, bio, gfp);
 		break;
-	case DMF_ACT_DELAY:
-	case DMF_ACT_STALL:
-		if (!dmf_hold(fc, pb))
+	case FAULT_ACT_DELAY:
+	case FAULT_ACT_STALL:
+		if (!fault_hold(fc, pb))
 			return DM_MAPIO_REMAPPED;
 		break;
 	default:
@@ -238,15 +238,15 @@ int dmf_act(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio)
 }
 
 /* Completion side of an action: read corruption happens here. */
-void dmf_act_end_io(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
-		    blk_status_t *error)
+void fault_act_end_io(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio,
+		      blk_status_t *error)
 {
-	if (pb->rule->cfg.action == DMF_ACT_CORRUPT && !*error &&
+	if (pb->rule->cfg.action == FAULT_ACT_CORRUPT && !*error &&
 	    bio_data_dir(bio) == READ && pb->iter.bi_size)
-		dmf_corrupt_data(pb->rule, bio, pb->iter);
+		fault_corrupt_data(pb->rule, bio, pb->iter);
 }
 
-static enum hrtimer_restart dmf_held_timer_fn(struct hrtimer *t)
+static enum hrtimer_restart fault_held_timer_fn(struct hrtimer *t)
 {
 	struct fault_c *fc = container_of(t, struct fault_c, held_timer);
 	unsigned long flags;
@@ -260,10 +260,10 @@ static enum hrtimer_restart dmf_held_timer_fn(struct hrtimer *t)
 }
 
 /* Submit the bios that are due or released; re-arm for the next one. */
-static void dmf_held_work_fn(struct work_struct *w)
+static void fault_held_work_fn(struct work_struct *w)
 {
 	struct fault_c *fc = container_of(w, struct fault_c, held_work);
-	struct dmf_per_bio *pb, *tmp;
+	struct fault_per_bio *pb, *tmp;
 	u64 now = ktime_get_ns(), next = U64_MAX;
 	struct bio_list ready;
 	struct bio *bio;
@@ -294,29 +294,29 @@ static void dmf_held_work_fn(struct work_struct *w)
 		submit_bio_noacct(bio);
 }
 
-int dmf_held_init(struct fault_c *fc)
+int fault_held_init(struct fault_c *fc)
 {
 	INIT_LIST_HEAD(&fc->held);
 	spin_lock_init(&fc->held_lock);
 	hrtimer_init(&fc->held_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	fc->held_timer.function = dmf_held_timer_fn;
+	fc->held_timer.function = fault_held_timer_fn;
 	fc->held_timer_due = U64_MAX;
-	INIT_WORK(&fc->held_work, dmf_held_work_fn);
+	INIT_WORK(&fc->held_work, fault_held_work_fn);
 	fc->may_hold = true;
 	fc->wq = alloc_workqueue("dm-fault", WQ_MEM_RECLAIM, 0);
 	return fc->wq ? 0 : -ENOMEM;
 }
 
-void dmf_held_exit(struct fault_c *fc)
+void fault_held_exit(struct fault_c *fc)
 {
 	if (!fc->wq)
 		return;
-	dmf_held_stop(fc);
+	fault_held_stop(fc);
 	destroy_workqueue(fc->wq);
 }
 
 /* Release stalled bios of one rule (0: every held bio) and wait for it. */
-void dmf_held_release(struct fault_c *fc, unsigned int rule_id)
+void fault_held_release(struct fault_c *fc, unsigned int rule_id)
 {
 	spin_lock_irq(&fc->held_lock);
 	if (rule_id)
@@ -333,20 +333,20 @@ void dmf_held_release(struct fault_c *fc, unsigned int rule_id)
  * may_hold false neither a new bio nor the work arms the timer again, so
  * after the cancel nothing can queue work on fc->wq: dtr may destroy it.
  */
-void dmf_held_stop(struct fault_c *fc)
+void fault_held_stop(struct fault_c *fc)
 {
 	spin_lock_irq(&fc->held_lock);
 	fc->may_hold = false;
 	spin_unlock_irq(&fc->held_lock);
 	hrtimer_cancel(&fc->held_timer);
-	dmf_held_release(fc, 0);
+	fault_held_release(fc, 0);
 	flush_workqueue(fc->wq);
 	spin_lock_irq(&fc->held_lock);
 	fc->held_timer_due = U64_MAX;
 	spin_unlock_irq(&fc->held_lock);
 }
 
-void dmf_held_start(struct fault_c *fc)
+void fault_held_start(struct fault_c *fc)
 {
 	spin_lock_irq(&fc->held_lock);
 	fc->may_hold = true;

@@ -5,7 +5,7 @@
  * them.  The devices get dm-fault's statistics, log and messages on top.
  *
  * dm-flakey grew error_reads and random_{read,write}_corrupt in 6.6 and
- * changed how it prints its table; DMF_FLAKEY_V2 (set by Kbuild from the
+ * changed how it prints its table; FAULT_FLAKEY_V2 (set by Kbuild from the
  * kernel version) picks the flakey of the kernel this is built for.
  */
 #include <linux/ctype.h>
@@ -14,68 +14,68 @@
 
 #define DM_MSG_PREFIX "fault"
 
-#define DMF_FL_DROP_WRITES	BIT(0)
-#define DMF_FL_ERROR_WRITES	BIT(1)
-#define DMF_FL_ERROR_READS	BIT(2)
+#define FAULT_FL_DROP_WRITES	BIT(0)
+#define FAULT_FL_ERROR_WRITES	BIT(1)
+#define FAULT_FL_ERROR_READS	BIT(2)
 
-#define DMF_FLAKEY_PROB_BASE	1000000000
+#define FLAKEY_PROB_BASE	1000000000
 
 /* Flakey's writes: everything bio_data_dir() calls a write. */
-#define DMF_FLAKEY_WRITES	(BIT(DMF_OP_WRITE) | BIT(DMF_OP_FLUSH) | BIT(DMF_OP_DISCARD) | \
-				 BIT(DMF_OP_WRITE_ZEROES))
-#define DMF_FLAKEY_READS	(BIT(DMF_OP_READ) | BIT(DMF_OP_OTHER))
+#define FLAKEY_WRITES	(BIT(FAULT_OP_WRITE) | BIT(FAULT_OP_FLUSH) | \
+				 BIT(FAULT_OP_DISCARD) | BIT(FAULT_OP_WRITE_ZEROES))
+#define FLAKEY_READS	(BIT(FAULT_OP_READ) | BIT(FAULT_OP_OTHER))
 
 /*
  * A rule that does @action to the operations @ops, and for a flakey table
  * only in its down interval.  The caller sets what else the rule needs and
- * adds it with dmf_compat_add(): no rule text is printed and parsed again.
+ * adds it with fault_compat_add(): no rule text is printed and parsed again.
  */
-static struct dmf_rule *dmf_compat_rule(struct fault_c *fc, enum dmf_action action,
-					unsigned int ops)
+static struct fault_rule *fault_compat_rule(struct fault_c *fc, enum fault_action action,
+					    unsigned int ops)
 {
-	struct dmf_rule *rule = dmf_rule_alloc(fc, &fc->ti->error);
+	struct fault_rule *rule = fault_rule_alloc(fc, &fc->ti->error);
 
 	if (!rule)
 		return NULL;
 	rule->cfg.action = action;
 	rule->cfg.opmask = ops;
-	if (fc->compat == DMF_FLAKEY) {
+	if (fc->compat == FAULT_FLAKEY) {
 		rule->cfg.up_s = fc->cargs.up;
 		rule->cfg.down_s = fc->cargs.down;
 	}
 	return rule;
 }
 
-/* Append @rule (NULL: dmf_compat_rule() failed) to the device's rules. */
-static int dmf_compat_add(struct fault_c *fc, struct dmf_rule *rule)
+/* Append @rule (NULL: fault_compat_rule() failed) to the device's rules. */
+static int fault_compat_add(struct fault_c *fc, struct fault_rule *rule)
 {
 	if (!rule)
 		return -ENOMEM;
-	return dmf_rules_add(fc, rule, NULL, &fc->ti->error);
+	return fault_rules_add(fc, rule, NULL, &fc->ti->error);
 }
 
 /* flakey's random_{read,write}_corrupt: flip one bit, @p times in 10^9. */
-static int dmf_flakey_random_corrupt(struct fault_c *fc, enum dmf_op op, unsigned int p)
+static int fault_flakey_random_corrupt(struct fault_c *fc, enum fault_op op, unsigned int p)
 {
-	struct dmf_rule *rule = dmf_compat_rule(fc, DMF_ACT_CORRUPT, BIT(op));
+	struct fault_rule *rule = fault_compat_rule(fc, FAULT_ACT_CORRUPT, BIT(op));
 
 	if (rule) {
 		rule->cfg.bits = 1;
-		dmf_prob_set(&rule->cfg.attr.prob, p, DMF_FLAKEY_PROB_BASE);
+		dmf_prob_set(&rule->cfg.attr.prob, p, FLAKEY_PROB_BASE);
 	}
-	return dmf_compat_add(fc, rule);
+	return fault_compat_add(fc, rule);
 }
 
-static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
+static int fault_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 {
 	static const struct dm_arg _args[] = {
 		{0, 11, "Invalid number of feature args"},
 		{1, UINT_MAX, "Invalid corrupt bio byte"},
 		{0, 255, "Invalid corrupt value to write into bio byte (0-255)"},
 		{0, UINT_MAX, "Invalid corrupt bio flags mask"},
-		{0, DMF_FLAKEY_PROB_BASE, "Invalid random corrupt argument"},
+		{0, FLAKEY_PROB_BASE, "Invalid random corrupt argument"},
 	};
-	struct dmf_compat_args *ca = &fc->cargs;
+	struct fault_compat_args *ca = &fc->cargs;
 	struct dm_target *ti = fc->ti;
 	unsigned int argc;
 	const char *name;
@@ -83,26 +83,26 @@ static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 
 	if (!as->argc)
 		return 0;
-	r = dmf_read_arg_group(_args, as, &argc, &ti->error);
+	r = fault_read_arg_group(_args, as, &argc, &ti->error);
 	if (r)
 		return r;
 	while (argc) {
 		name = dm_shift_arg(as);
 		argc--;
 		if (!strcasecmp(name, "drop_writes") || !strcasecmp(name, "error_writes")) {
-			if (ca->flags & (DMF_FL_DROP_WRITES | DMF_FL_ERROR_WRITES)) {
+			if (ca->flags & (FAULT_FL_DROP_WRITES | FAULT_FL_ERROR_WRITES)) {
 				ti->error = "Only one of drop_writes and error_writes is allowed";
 				return -EINVAL;
 			}
-			ca->flags |= name[0] == 'd' ? DMF_FL_DROP_WRITES : DMF_FL_ERROR_WRITES;
-		} else if (DMF_FLAKEY_V2 && !strcasecmp(name, "error_reads")) {
-			ca->flags |= DMF_FL_ERROR_READS;
+			ca->flags |= name[0] == 'd' ? FAULT_FL_DROP_WRITES : FAULT_FL_ERROR_WRITES;
+		} else if (FAULT_FLAKEY_V2 && !strcasecmp(name, "error_reads")) {
+			ca->flags |= FAULT_FL_ERROR_READS;
 		} else if (!strcasecmp(name, "corrupt_bio_byte")) {
 			if (argc < 4) {
 				ti->error = "Feature corrupt_bio_byte requires parameters";
 				return -EINVAL;
 			}
-			r = dmf_read_arg(_args + 1, as, &ca->corrupt_byte, &ti->error);
+			r = fault_read_arg(_args + 1, as, &ca->corrupt_byte, &ti->error);
 			if (r)
 				return r;
 			name = dm_shift_arg(as);
@@ -111,9 +111,9 @@ static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 				return -EINVAL;
 			}
 			ca->corrupt_dir = name[0] | 0x20;
-			r = dmf_read_arg(_args + 2, as, &ca->corrupt_value, &ti->error);
+			r = fault_read_arg(_args + 2, as, &ca->corrupt_value, &ti->error);
 			if (!r)
-				r = dmf_read_arg(_args + 3, as, &ca->corrupt_flags, &ti->error);
+				r = fault_read_arg(_args + 3, as, &ca->corrupt_flags, &ti->error);
 			if (r)
 				return r;
 			if (ca->corrupt_flags) {
@@ -121,11 +121,11 @@ static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 				return -EINVAL;
 			}
 			argc -= 4;
-		} else if (DMF_FLAKEY_V2 && argc &&
+		} else if (FAULT_FLAKEY_V2 && argc &&
 			   (!strcasecmp(name, "random_read_corrupt") ||
 			    !strcasecmp(name, "random_write_corrupt"))) {
-			r = dmf_read_arg(_args + 4, as, name[7] == 'r' ? &ca->rrc : &ca->rwc,
-					 &ti->error);
+			r = fault_read_arg(_args + 4, as, name[7] == 'r' ? &ca->rrc : &ca->rwc,
+					   &ti->error);
 			if (r)
 				return r;
 			argc--;
@@ -134,7 +134,7 @@ static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 			return -EINVAL;
 		}
 	}
-	if ((ca->flags & (DMF_FL_DROP_WRITES | DMF_FL_ERROR_WRITES)) &&
+	if ((ca->flags & (FAULT_FL_DROP_WRITES | FAULT_FL_ERROR_WRITES)) &&
 	    ca->corrupt_byte && ca->corrupt_dir == 'w') {
 		ti->error = "drop_writes and error_writes are incompatible with corrupt_bio_byte w";
 		return -EINVAL;
@@ -143,23 +143,24 @@ static int dmf_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
 }
 
 /* The rules that do in the down interval what dm-flakey does. */
-static int dmf_flakey_rules(struct fault_c *fc, bool no_features)
+static int fault_flakey_rules(struct fault_c *fc, bool no_features)
 {
-	struct dmf_compat_args *ca = &fc->cargs;
+	struct fault_compat_args *ca = &fc->cargs;
 	bool err_reads, err_writes;
-	struct dmf_rule *rule;
+	struct fault_rule *rule;
+	enum fault_op op;
 	int r = 0;
 
 	if (!ca->down)
 		return 0;
-	if (DMF_FLAKEY_V2) {
-		err_reads = ca->flags & DMF_FL_ERROR_READS;
-		err_writes = ca->flags & DMF_FL_ERROR_WRITES;
+	if (FAULT_FLAKEY_V2) {
+		err_reads = ca->flags & FAULT_FL_ERROR_READS;
+		err_writes = ca->flags & FAULT_FL_ERROR_WRITES;
 	} else {
 		/* before 6.6 every I/O fails unless a feature says otherwise */
-		err_reads = !(ca->flags & (DMF_FL_DROP_WRITES | DMF_FL_ERROR_WRITES)) &&
+		err_reads = !(ca->flags & (FAULT_FL_DROP_WRITES | FAULT_FL_ERROR_WRITES)) &&
 			    !ca->corrupt_byte;
-		err_writes = (ca->flags & DMF_FL_ERROR_WRITES) || err_reads;
+		err_writes = (ca->flags & FAULT_FL_ERROR_WRITES) || err_reads;
 	}
 	if (no_features) {
 		err_reads = true;
@@ -167,24 +168,24 @@ static int dmf_flakey_rules(struct fault_c *fc, bool no_features)
 	}
 
 	if (err_reads)
-		r = dmf_compat_add(fc, dmf_compat_rule(fc, DMF_ACT_ERROR, DMF_FLAKEY_READS));
-	if (!r && (ca->flags & DMF_FL_DROP_WRITES))
-		r = dmf_compat_add(fc, dmf_compat_rule(fc, DMF_ACT_DROP, DMF_FLAKEY_WRITES));
+		r = fault_compat_add(fc, fault_compat_rule(fc, FAULT_ACT_ERROR, FLAKEY_READS));
+	if (!r && (ca->flags & FAULT_FL_DROP_WRITES))
+		r = fault_compat_add(fc, fault_compat_rule(fc, FAULT_ACT_DROP, FLAKEY_WRITES));
 	if (!r && err_writes)
-		r = dmf_compat_add(fc, dmf_compat_rule(fc, DMF_ACT_ERROR, DMF_FLAKEY_WRITES));
+		r = fault_compat_add(fc, fault_compat_rule(fc, FAULT_ACT_ERROR, FLAKEY_WRITES));
 	if (!r && ca->corrupt_byte) {
-		rule = dmf_compat_rule(fc, DMF_ACT_CORRUPT,
-				       BIT(ca->corrupt_dir == 'w' ? DMF_OP_WRITE : DMF_OP_READ));
+		op = ca->corrupt_dir == 'w' ? FAULT_OP_WRITE : FAULT_OP_READ;
+		rule = fault_compat_rule(fc, FAULT_ACT_CORRUPT, BIT(op));
 		if (rule) {
 			rule->cfg.byte = ca->corrupt_value;
 			rule->cfg.offset = ca->corrupt_byte - 1;
 		}
-		r = dmf_compat_add(fc, rule);
+		r = fault_compat_add(fc, rule);
 	}
 	if (!r && ca->rrc)
-		r = dmf_flakey_random_corrupt(fc, DMF_OP_READ, ca->rrc);
+		r = fault_flakey_random_corrupt(fc, FAULT_OP_READ, ca->rrc);
 	if (!r && ca->rwc)
-		r = dmf_flakey_random_corrupt(fc, DMF_OP_WRITE, ca->rwc);
+		r = fault_flakey_random_corrupt(fc, FAULT_OP_WRITE, ca->rwc);
 	return r;
 }
 
@@ -197,7 +198,7 @@ static int dmf_flakey_rules(struct fault_c *fc, bool no_features)
  * <flags> (flags 0 only), and since 6.6 error_reads,
  * random_read_corrupt <p>, random_write_corrupt <p> (p per 10^9).
  */
-int dmf_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	static const struct dm_arg _args[] = {
 		{0, UINT_MAX, "Invalid up interval"},
@@ -212,16 +213,16 @@ int dmf_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Invalid argument count";
 		return -EINVAL;
 	}
-	r = dmf_ctx_create(ti, DMF_FLAKEY);
+	r = fault_ctx_create(ti, FAULT_FLAKEY);
 	if (r)
 		goto bad;
 	fc = ti->private;
-	r = dmf_ctx_open(fc, &as);
+	r = fault_ctx_open(fc, &as);
 	if (r)
 		goto bad;
-	r = dmf_read_arg(_args, &as, &fc->cargs.up, &ti->error);
+	r = fault_read_arg(_args, &as, &fc->cargs.up, &ti->error);
 	if (!r)
-		r = dmf_read_arg(_args + 1, &as, &fc->cargs.down, &ti->error);
+		r = fault_read_arg(_args + 1, &as, &fc->cargs.down, &ti->error);
 	if (r)
 		goto bad;
 	if (!(fc->cargs.up + fc->cargs.down) || fc->cargs.up + fc->cargs.down < fc->cargs.up) {
@@ -229,29 +230,29 @@ int dmf_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = -EINVAL;
 		goto bad;
 	}
-	r = dmf_flakey_features(fc, &as);
+	r = fault_flakey_features(fc, &as);
 	if (r)
 		goto bad;
 	no_features = !fc->cargs.flags && !fc->cargs.corrupt_byte && !fc->cargs.rrc &&
 		      !fc->cargs.rwc;
-	if (DMF_FLAKEY_V2 && no_features)
-		fc->cargs.flags = DMF_FL_ERROR_READS | DMF_FL_ERROR_WRITES;
-	r = dmf_flakey_rules(fc, no_features);
+	if (FAULT_FLAKEY_V2 && no_features)
+		fc->cargs.flags = FAULT_FL_ERROR_READS | FAULT_FL_ERROR_WRITES;
+	r = fault_flakey_rules(fc, no_features);
 	if (r)
 		goto bad;
 	return 0;
 
 bad:
-	dmf_ctx_destroy(ti);
+	fault_ctx_destroy(ti);
 	return r;
 }
 
-static void dmf_flakey_table(struct fault_c *fc, char *result, unsigned int maxlen)
+static void fault_flakey_table(struct fault_c *fc, char *result, unsigned int maxlen)
 {
-	struct dmf_compat_args *ca = &fc->cargs;
-	bool drop = ca->flags & DMF_FL_DROP_WRITES, errw = ca->flags & DMF_FL_ERROR_WRITES;
-	bool errr = ca->flags & DMF_FL_ERROR_READS;
-	const char *sep = DMF_FLAKEY_V2 ? "" : " ";
+	struct fault_compat_args *ca = &fc->cargs;
+	bool drop = ca->flags & FAULT_FL_DROP_WRITES, errw = ca->flags & FAULT_FL_ERROR_WRITES;
+	bool errr = ca->flags & FAULT_FL_ERROR_READS;
+	const char *sep = FAULT_FLAKEY_V2 ? "" : " ";
 	unsigned int sz = 0;
 
 	DMEMIT("%s %llu %u %u", fc->dev->name, (unsigned long long)fc->start, ca->up, ca->down);
@@ -260,11 +261,11 @@ static void dmf_flakey_table(struct fault_c *fc, char *result, unsigned int maxl
 	if (errr)
 		DMEMIT(" error_reads");
 	if (drop)
-		DMEMIT(DMF_FLAKEY_V2 ? " drop_writes" : "drop_writes ");
+		DMEMIT(FAULT_FLAKEY_V2 ? " drop_writes" : "drop_writes ");
 	else if (errw)
-		DMEMIT(DMF_FLAKEY_V2 ? " error_writes" : "error_writes ");
+		DMEMIT(FAULT_FLAKEY_V2 ? " error_writes" : "error_writes ");
 	if (ca->corrupt_byte)
-		DMEMIT(DMF_FLAKEY_V2 ? " corrupt_bio_byte %u %c %u %u" :
+		DMEMIT(FAULT_FLAKEY_V2 ? " corrupt_bio_byte %u %c %u %u" :
 		       "corrupt_bio_byte %u %c %u %u ", ca->corrupt_byte, ca->corrupt_dir,
 		       ca->corrupt_value, ca->corrupt_flags);
 	if (ca->rrc)
@@ -281,16 +282,16 @@ static void dmf_flakey_table(struct fault_c *fc, char *result, unsigned int maxl
  * Every class must map the same device and offset: a fault device has one
  * device below it.
  */
-int dmf_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	static const unsigned int ops[3] = {
-		BIT(DMF_OP_READ) | BIT(DMF_OP_OTHER),
-		BIT(DMF_OP_WRITE) | BIT(DMF_OP_DISCARD) | BIT(DMF_OP_WRITE_ZEROES),
-		BIT(DMF_OP_FLUSH),
+		BIT(FAULT_OP_READ) | BIT(FAULT_OP_OTHER),
+		BIT(FAULT_OP_WRITE) | BIT(FAULT_OP_DISCARD) | BIT(FAULT_OP_WRITE_ZEROES),
+		BIT(FAULT_OP_FLUSH),
 	};
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
-	struct dmf_compat_args *ca;
-	struct dmf_rule *rule;
+	struct fault_compat_args *ca;
+	struct fault_rule *rule;
 	unsigned int i, ms;
 	struct fault_c *fc;
 	int r;
@@ -299,12 +300,12 @@ int dmf_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Requires exactly 3, 6 or 9 arguments";
 		return -EINVAL;
 	}
-	r = dmf_ctx_create(ti, DMF_DELAY);
+	r = fault_ctx_create(ti, FAULT_DELAY);
 	if (r)
 		goto bad;
 	fc = ti->private;
 	ca = &fc->cargs;
-	r = dmf_ctx_open(fc, &as);
+	r = fault_ctx_open(fc, &as);
 	if (r)
 		goto bad;
 	ca->nr_delay = argc / 3;
@@ -327,23 +328,23 @@ int dmf_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ms = ca->delay_ms[min(i, ca->nr_delay - 1)];
 		if (!ms)
 			continue;
-		rule = dmf_compat_rule(fc, DMF_ACT_DELAY, ops[i]);
+		rule = fault_compat_rule(fc, FAULT_ACT_DELAY, ops[i]);
 		if (rule)
 			rule->cfg.delay_ns = (u64)ms * NSEC_PER_MSEC;
-		r = dmf_compat_add(fc, rule);
+		r = fault_compat_add(fc, rule);
 		if (r)
 			goto bad;
 	}
 	return 0;
 
 bad:
-	dmf_ctx_destroy(ti);
+	fault_ctx_destroy(ti);
 	return r;
 }
 
-static void dmf_delay_table(struct fault_c *fc, char *result, unsigned int maxlen)
+static void fault_delay_table(struct fault_c *fc, char *result, unsigned int maxlen)
 {
-	struct dmf_compat_args *ca = &fc->cargs;
+	struct fault_compat_args *ca = &fc->cargs;
 	unsigned int sz = 0, i;
 
 	for (i = 0; i < ca->nr_delay; i++)
@@ -355,31 +356,33 @@ static void dmf_delay_table(struct fault_c *fc, char *result, unsigned int maxle
  * Construct an error-compatible mapping: no arguments, every bio fails with
  * EIO, counted.  The rule can be replaced by message like any other.
  */
-int dmf_error_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+int fault_error_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
+	struct fault_c *fc;
 	int r;
 
 	if (argc) {
 		ti->error = "fault-error takes no arguments";
 		return -EINVAL;
 	}
-	r = dmf_ctx_create(ti, DMF_ERROR);
-	if (!r)
-		r = dmf_compat_add(ti->private,
-				   dmf_compat_rule(ti->private, DMF_ACT_ERROR, DMF_OPM_ANY));
+	r = fault_ctx_create(ti, FAULT_ERROR);
+	if (!r) {
+		fc = ti->private;
+		r = fault_compat_add(fc, fault_compat_rule(fc, FAULT_ACT_ERROR, FAULT_OPM_ANY));
+	}
 	if (r)
-		dmf_ctx_destroy(ti);
+		fault_ctx_destroy(ti);
 	return r;
 }
 
-void dmf_compat_table(struct fault_c *fc, char *result, unsigned int maxlen)
+void fault_compat_table(struct fault_c *fc, char *result, unsigned int maxlen)
 {
 	switch (fc->compat) {
-	case DMF_FLAKEY:
-		dmf_flakey_table(fc, result, maxlen);
+	case FAULT_FLAKEY:
+		fault_flakey_table(fc, result, maxlen);
 		break;
-	case DMF_DELAY:
-		dmf_delay_table(fc, result, maxlen);
+	case FAULT_DELAY:
+		fault_delay_table(fc, result, maxlen);
 		break;
 	default:
 		result[0] = '\0';

@@ -1,72 +1,72 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dm-fault rule text: parse "<action>[:<key>=<value>,...]" into a struct
- * dmf_rule_cfg and print it back so that the printed text parses to the same
+ * fault_rule_cfg and print it back so that the printed text parses to the same
  * configuration.  No block-layer types here: the host tests build this file.
  */
 #include "dm-fault-rule.h"
 
 /* a rule's text with its NUL: 255 characters at most */
-#define DMF_RULE_SIZE		256
+#define FAULT_RULE_SIZE		256
 
-static const char * const dmf_op_names[DMF_NR_OPS + 1] = {
-	[DMF_OP_READ] = "read",
-	[DMF_OP_WRITE] = "write",
-	[DMF_OP_FLUSH] = "flush",
-	[DMF_OP_DISCARD] = "discard",
-	[DMF_OP_WRITE_ZEROES] = "write-zeroes",
-	[DMF_OP_OTHER] = "other",
-	[DMF_NR_OPS] = "fua",
+static const char * const fault_op_names[FAULT_NR_OPS + 1] = {
+	[FAULT_OP_READ] = "read",
+	[FAULT_OP_WRITE] = "write",
+	[FAULT_OP_FLUSH] = "flush",
+	[FAULT_OP_DISCARD] = "discard",
+	[FAULT_OP_WRITE_ZEROES] = "write-zeroes",
+	[FAULT_OP_OTHER] = "other",
+	[FAULT_NR_OPS] = "fua",
 };
 
-static const char * const dmf_action_names[DMF_NR_ACTIONS] = {
-	[DMF_ACT_ERROR] = "error",
-	[DMF_ACT_DROP] = "drop",
-	[DMF_ACT_CORRUPT] = "corrupt",
-	[DMF_ACT_DELAY] = "delay",
-	[DMF_ACT_STALL] = "stall",
-	[DMF_ACT_TORN] = "torn",
+static const char * const fault_action_names[FAULT_NR_ACTIONS] = {
+	[FAULT_ACT_ERROR] = "error",
+	[FAULT_ACT_DROP] = "drop",
+	[FAULT_ACT_CORRUPT] = "corrupt",
+	[FAULT_ACT_DELAY] = "delay",
+	[FAULT_ACT_STALL] = "stall",
+	[FAULT_ACT_TORN] = "torn",
 };
 
-static const char * const dmf_dist_names[] = {
-	[DMF_DIST_UNIFORM] = "uniform",
-	[DMF_DIST_EXP] = "exp",
+static const char * const fault_dist_names[] = {
+	[FAULT_DIST_UNIFORM] = "uniform",
+	[FAULT_DIST_EXP] = "exp",
 };
 
 /* Canonical names first; errno spellings are accepted as aliases. */
 static const struct {
 	const char *name;
 	const char *alias;
-} dmf_status_names[DMF_NR_STATUS] = {
-	[DMF_STS_OK] = { "ok", "success" },
-	[DMF_STS_IOERR] = { "eio", "ioerr" },
-	[DMF_STS_NOSPC] = { "enospc", "nospc" },
-	[DMF_STS_TIMEOUT] = { "etimedout", "timeout" },
-	[DMF_STS_MEDIUM] = { "medium", "enodata" },
-	[DMF_STS_TRANSPORT] = { "enolink", "transport" },
-	[DMF_STS_NOTSUPP] = { "eopnotsupp", "notsupp" },
-	[DMF_STS_AGAIN] = { "eagain", "again" },
-	[DMF_STS_PROTECTION] = { "eilseq", "protection" },
-	[DMF_STS_TARGET] = { "eremoteio", "target" },
-	[DMF_STS_RESOURCE] = { "enomem", "resource" },
+} fault_status_names[FAULT_NR_STATUS] = {
+	[FAULT_STS_OK] = { "ok", "success" },
+	[FAULT_STS_IOERR] = { "eio", "ioerr" },
+	[FAULT_STS_NOSPC] = { "enospc", "nospc" },
+	[FAULT_STS_TIMEOUT] = { "etimedout", "timeout" },
+	[FAULT_STS_MEDIUM] = { "medium", "enodata" },
+	[FAULT_STS_TRANSPORT] = { "enolink", "transport" },
+	[FAULT_STS_NOTSUPP] = { "eopnotsupp", "notsupp" },
+	[FAULT_STS_AGAIN] = { "eagain", "again" },
+	[FAULT_STS_PROTECTION] = { "eilseq", "protection" },
+	[FAULT_STS_TARGET] = { "eremoteio", "target" },
+	[FAULT_STS_RESOURCE] = { "enomem", "resource" },
 };
 
-const char *dmf_op_name(unsigned int op)
+const char *fault_op_name(unsigned int op)
 {
-	return op <= DMF_NR_OPS ? dmf_op_names[op] : "?";
+	return op <= FAULT_NR_OPS ? fault_op_names[op] : "?";
 }
 
-const char *dmf_action_name(enum dmf_action action)
+const char *fault_action_name(enum fault_action action)
 {
-	return action < DMF_NR_ACTIONS ? dmf_action_names[action] : "?";
+	return action < FAULT_NR_ACTIONS ? fault_action_names[action] : "?";
 }
 
-const char *dmf_status_name(enum dmf_status status)
+const char *fault_status_name(enum fault_sts status)
 {
-	return status < DMF_NR_STATUS ? dmf_status_names[status].name : "?";
+	return status < FAULT_NR_STATUS ? fault_status_names[status].name : "?";
 }
 
-int dmf_rule_cfg_init(struct dmf_rule_cfg *cfg)
+int fault_rule_cfg_init(struct fault_rule_cfg *cfg)
 {
 	int r;
 
@@ -77,38 +77,38 @@ int dmf_rule_cfg_init(struct dmf_rule_cfg *cfg)
 	/* A rule fires on every bio it matches unless told otherwise. */
 	dmf_prob_set(&cfg->attr.prob, 1, 1);
 	cfg->enabled = true;
-	cfg->opmask = DMF_OPM_ANY;
+	cfg->opmask = FAULT_OPM_ANY;
 	cfg->last = U64_MAX;
 	cfg->max_bytes = U32_MAX;
-	cfg->status = DMF_STS_IOERR;
+	cfg->status = FAULT_STS_IOERR;
 	cfg->byte = -1;
 	cfg->offset = -1;
 	cfg->keep = -1;
 	return 0;
 }
 
-void dmf_rule_cfg_destroy(struct dmf_rule_cfg *cfg)
+void fault_rule_cfg_destroy(struct fault_rule_cfg *cfg)
 {
 	dmf_attr_destroy(&cfg->attr);
 }
 
-static int dmf_parse_u64(const char *s, u64 *v)
+static int fault_parse_u64(const char *s, u64 *v)
 {
 	return kstrtou64(s, 0, v) ? -EINVAL : 0;
 }
 
-static int dmf_parse_u32(const char *s, u32 *v)
+static int fault_parse_u32(const char *s, u32 *v)
 {
 	u64 x;
 
-	if (dmf_parse_u64(s, &x) || x > U32_MAX)
+	if (fault_parse_u64(s, &x) || x > U32_MAX)
 		return -EINVAL;
 	*v = x;
 	return 0;
 }
 
 /* Bytes with an optional binary unit: 4096, 4k, 1m, 1g. */
-static int dmf_parse_bytes(const char *s, u32 *v)
+static int fault_parse_bytes(const char *s, u32 *v)
 {
 	char num[24];
 	size_t n = strlen(s);
@@ -138,14 +138,14 @@ static int dmf_parse_bytes(const char *s, u32 *v)
 }
 
 /**
- * dmf_parse_duration - parse a duration: 10 (ms, as dm-delay), 10ms, 250us,
+ * fault_parse_duration - parse a duration: 10 (ms, as dm-delay), 10ms, 250us,
  * 1500ns, 2s
  * @s: the text
  * @ns: the result in nanoseconds
  *
  * Return: 0 or -EINVAL.
  */
-int dmf_parse_duration(const char *s, u64 *ns)
+int fault_parse_duration(const char *s, u64 *ns)
 {
 	static const struct {
 		const char *unit;
@@ -177,7 +177,7 @@ int dmf_parse_duration(const char *s, u64 *ns)
 }
 
 /* Print in the largest unit that keeps the value exact. */
-int dmf_format_duration(u64 ns, char *buf, size_t len)
+int fault_format_duration(u64 ns, char *buf, size_t len)
 {
 	if (ns && !(ns % 1000000000))
 		return scnprintf(buf, len, "%llus", ns / 1000000000);
@@ -189,7 +189,7 @@ int dmf_format_duration(u64 ns, char *buf, size_t len)
 }
 
 /**
- * dmf_exp_sample - an exponentially distributed value from a uniform draw
+ * fault_exp_sample - an exponentially distributed value from a uniform draw
  * @draw: 64 uniformly random bits
  * @mean: the distribution's mean
  *
@@ -197,7 +197,7 @@ int dmf_format_duration(u64 ns, char *buf, size_t len)
  * from the leading zeros, the fraction from the mantissa by a quadratic fit
  * of log2(1 + x) (error below 0.01).  Capped at 32 times the mean.
  */
-u64 dmf_exp_sample(u64 draw, u64 mean)
+u64 fault_exp_sample(u64 draw, u64 mean)
 {
 	unsigned int e;
 	u64 x, frac, l2;
@@ -215,7 +215,7 @@ u64 dmf_exp_sample(u64 draw, u64 mean)
 }
 
 /* "A-B" or "A" (a single value); for sizes "A-" leaves B as it is. */
-static int dmf_parse_range(char *s, bool bytes, u64 *a, u64 *b)
+static int fault_parse_range(char *s, bool bytes, u64 *a, u64 *b)
 {
 	char *dash = strchr(s, '-');
 	u32 a32, b32;
@@ -224,17 +224,17 @@ static int dmf_parse_range(char *s, bool bytes, u64 *a, u64 *b)
 	if (dash)
 		*dash++ = '\0';
 	if (bytes) {
-		r = dmf_parse_bytes(s, &a32);
+		r = fault_parse_bytes(s, &a32);
 		if (!r && dash && *dash)
-			r = dmf_parse_bytes(dash, &b32);
+			r = fault_parse_bytes(dash, &b32);
 		else
 			b32 = dash ? U32_MAX : a32;
 		*a = a32;
 		*b = b32;
 	} else {
-		r = dmf_parse_u64(s, a);
+		r = fault_parse_u64(s, a);
 		if (!r && dash)
-			r = dmf_parse_u64(dash, b);
+			r = fault_parse_u64(dash, b);
 		else
 			*b = *a;
 	}
@@ -244,26 +244,26 @@ static int dmf_parse_range(char *s, bool bytes, u64 *a, u64 *b)
 }
 
 /**
- * dmf_parse_ops - an op= value: names from the op table joined by '+', or "any"
+ * fault_parse_ops - an op= value: names from the op table joined by '+', or "any"
  * @s: the text, cut up in place
- * @mask: bits of enum dmf_op and DMF_OPM_FUA
+ * @mask: bits of enum fault_op and FAULT_OPM_FUA
  *
  * Return: 0 or -EINVAL.
  */
-int dmf_parse_ops(char *s, unsigned int *mask)
+int fault_parse_ops(char *s, unsigned int *mask)
 {
 	unsigned int m = 0, i;
 	char *tok;
 
 	while ((tok = strsep(&s, "+")) != NULL) {
 		if (!strcmp(tok, "any")) {
-			m |= DMF_OPM_ANY;
+			m |= FAULT_OPM_ANY;
 			continue;
 		}
-		for (i = 0; i <= DMF_NR_OPS; i++)
-			if (!strcmp(tok, dmf_op_names[i]))
+		for (i = 0; i <= FAULT_NR_OPS; i++)
+			if (!strcmp(tok, fault_op_names[i]))
 				break;
-		if (i > DMF_NR_OPS)
+		if (i > FAULT_NR_OPS)
 			return -EINVAL;
 		m |= 1U << i;
 	}
@@ -272,19 +272,19 @@ int dmf_parse_ops(char *s, unsigned int *mask)
 }
 
 /**
- * dmf_parse_status - a status= value: a canonical name or its errno alias
+ * fault_parse_status - a status= value: a canonical name or its errno alias
  * @s: the text
  * @st: the status
  *
  * Return: 0 or -EINVAL.
  */
-int dmf_parse_status(const char *s, enum dmf_status *st)
+int fault_parse_status(const char *s, enum fault_sts *st)
 {
 	unsigned int i;
 
-	for (i = 0; i < DMF_NR_STATUS; i++) {
-		if (!strcmp(s, dmf_status_names[i].name) ||
-		    !strcmp(s, dmf_status_names[i].alias)) {
+	for (i = 0; i < FAULT_NR_STATUS; i++) {
+		if (!strcmp(s, fault_status_names[i].name) ||
+		    !strcmp(s, fault_status_names[i].alias)) {
 			*st = i;
 			return 0;
 		}
@@ -292,16 +292,16 @@ int dmf_parse_status(const char *s, enum dmf_status *st)
 	return -EINVAL;
 }
 
-static unsigned int dmf_default_ops(enum dmf_action action)
+static unsigned int fault_default_ops(enum fault_action action)
 {
 	switch (action) {
-	case DMF_ACT_DROP:
-	case DMF_ACT_TORN:
-		return DMF_OPM_WRITES;
-	case DMF_ACT_CORRUPT:
-		return BIT(DMF_OP_READ);
+	case FAULT_ACT_DROP:
+	case FAULT_ACT_TORN:
+		return FAULT_OPM_WRITES;
+	case FAULT_ACT_CORRUPT:
+		return BIT(FAULT_OP_READ);
 	default:
-		return DMF_OPM_ANY;
+		return FAULT_OPM_ANY;
 	}
 }
 
@@ -309,53 +309,53 @@ static unsigned int dmf_default_ops(enum dmf_action action)
  * One parser per rule key.  Each returns 0 or -EINVAL; the reason a caller
  * shows for -EINVAL is "Invalid value in rule".
  */
-static int dmf_kv_id(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_id(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_u32(val, &cfg->id) || !cfg->id ? -EINVAL : 0;
+	return fault_parse_u32(val, &cfg->id) || !cfg->id ? -EINVAL : 0;
 }
 
-static int dmf_kv_op(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_op(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_ops(val, &cfg->opmask);
+	return fault_parse_ops(val, &cfg->opmask);
 }
 
-static int dmf_kv_sectors(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_sectors(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_range(val, false, &cfg->first, &cfg->last);
+	return fault_parse_range(val, false, &cfg->first, &cfg->last);
 }
 
-static int dmf_kv_size(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_size(struct fault_rule_cfg *cfg, char *val)
 {
 	u64 a, b;
 
-	if (dmf_parse_range(val, true, &a, &b))
+	if (fault_parse_range(val, true, &a, &b))
 		return -EINVAL;
 	cfg->min_bytes = a;
 	cfg->max_bytes = b;
 	return 0;
 }
 
-static int dmf_kv_up(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_up(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_u32(val, &cfg->up_s);
+	return fault_parse_u32(val, &cfg->up_s);
 }
 
-static int dmf_kv_down(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_down(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_u32(val, &cfg->down_s);
+	return fault_parse_u32(val, &cfg->down_s);
 }
 
-static int dmf_kv_after(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_after(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_u32(val, &cfg->after_s);
+	return fault_parse_u32(val, &cfg->after_s);
 }
 
-static int dmf_kv_skip(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_skip(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_u64(val, &cfg->skip);
+	return fault_parse_u64(val, &cfg->skip);
 }
 
-static int dmf_kv_enabled(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_enabled(struct fault_rule_cfg *cfg, char *val)
 {
 	if (strcmp(val, "0") && strcmp(val, "1"))
 		return -EINVAL;
@@ -363,28 +363,28 @@ static int dmf_kv_enabled(struct dmf_rule_cfg *cfg, char *val)
 	return 0;
 }
 
-static int dmf_kv_status(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_status(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_status(val, &cfg->status);
+	return fault_parse_status(val, &cfg->status);
 }
 
-static int dmf_kv_bits(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_bits(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_u32(val, &cfg->bits) || !cfg->bits || cfg->bits > 4096 ? -EINVAL : 0;
+	return fault_parse_u32(val, &cfg->bits) || !cfg->bits || cfg->bits > 4096 ? -EINVAL : 0;
 }
 
-static int dmf_kv_byte(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_byte(struct fault_rule_cfg *cfg, char *val)
 {
 	u32 v;
 
-	if (dmf_parse_u32(val, &v) || v > 255)
+	if (fault_parse_u32(val, &v) || v > 255)
 		return -EINVAL;
 	cfg->byte = v;
 	return 0;
 }
 
 /* "random" or a number up to @max: offset= and keep= */
-static int dmf_parse_random_or(char *val, u64 max, s64 *out)
+static int fault_parse_random_or(char *val, u64 max, s64 *out)
 {
 	u64 v;
 
@@ -392,43 +392,43 @@ static int dmf_parse_random_or(char *val, u64 max, s64 *out)
 		*out = -1;
 		return 0;
 	}
-	if (dmf_parse_u64(val, &v) || v > max)
+	if (fault_parse_u64(val, &v) || v > max)
 		return -EINVAL;
 	*out = v;
 	return 0;
 }
 
-static int dmf_kv_offset(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_offset(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_random_or(val, U32_MAX, &cfg->offset);
+	return fault_parse_random_or(val, U32_MAX, &cfg->offset);
 }
 
-static int dmf_kv_keep(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_keep(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_random_or(val, U32_MAX, &cfg->keep);
+	return fault_parse_random_or(val, U32_MAX, &cfg->keep);
 }
 
-static int dmf_kv_delay(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_delay(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_duration(val, &cfg->delay_ns);
+	return fault_parse_duration(val, &cfg->delay_ns);
 }
 
-static int dmf_kv_jitter(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_jitter(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_duration(val, &cfg->jitter_ns);
+	return fault_parse_duration(val, &cfg->jitter_ns);
 }
 
-static int dmf_kv_timeout(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_timeout(struct fault_rule_cfg *cfg, char *val)
 {
-	return dmf_parse_duration(val, &cfg->timeout_ns);
+	return fault_parse_duration(val, &cfg->timeout_ns);
 }
 
-static int dmf_kv_dist(struct dmf_rule_cfg *cfg, char *val)
+static int fault_kv_dist(struct fault_rule_cfg *cfg, char *val)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(dmf_dist_names); i++) {
-		if (!strcmp(val, dmf_dist_names[i])) {
+	for (i = 0; i < ARRAY_SIZE(fault_dist_names); i++) {
+		if (!strcmp(val, fault_dist_names[i])) {
 			cfg->dist = i;
 			return 0;
 		}
@@ -438,29 +438,29 @@ static int dmf_kv_dist(struct dmf_rule_cfg *cfg, char *val)
 
 static const struct {
 	const char *key;
-	int (*parse)(struct dmf_rule_cfg *cfg, char *val);
-} dmf_rule_keys[] = {
-	{ "id", dmf_kv_id },		{ "op", dmf_kv_op },
-	{ "sectors", dmf_kv_sectors },	{ "size", dmf_kv_size },
-	{ "up", dmf_kv_up },		{ "down", dmf_kv_down },
-	{ "after", dmf_kv_after },	{ "skip", dmf_kv_skip },
-	{ "enabled", dmf_kv_enabled },	{ "status", dmf_kv_status },
-	{ "bits", dmf_kv_bits },	{ "byte", dmf_kv_byte },
-	{ "offset", dmf_kv_offset },	{ "delay", dmf_kv_delay },
-	{ "jitter", dmf_kv_jitter },	{ "dist", dmf_kv_dist },
-	{ "timeout", dmf_kv_timeout },	{ "keep", dmf_kv_keep },
+	int (*parse)(struct fault_rule_cfg *cfg, char *val);
+} fault_rule_keys[] = {
+	{ "id", fault_kv_id },		{ "op", fault_kv_op },
+	{ "sectors", fault_kv_sectors },	{ "size", fault_kv_size },
+	{ "up", fault_kv_up },		{ "down", fault_kv_down },
+	{ "after", fault_kv_after },	{ "skip", fault_kv_skip },
+	{ "enabled", fault_kv_enabled },	{ "status", fault_kv_status },
+	{ "bits", fault_kv_bits },	{ "byte", fault_kv_byte },
+	{ "offset", fault_kv_offset },	{ "delay", fault_kv_delay },
+	{ "jitter", fault_kv_jitter },	{ "dist", fault_kv_dist },
+	{ "timeout", fault_kv_timeout },	{ "keep", fault_kv_keep },
 };
 
 /* One key=value of a rule: the rule's own keys, then the engine's. */
-static int dmf_rule_kv(struct dmf_rule_cfg *cfg, const char *key, char *val,
-		       struct dmf_rule_err *err)
+static int fault_rule_kv(struct fault_rule_cfg *cfg, const char *key, char *val,
+			 struct fault_rule_err *err)
 {
 	unsigned int i;
 	int r = -ENOENT;
 
-	for (i = 0; i < ARRAY_SIZE(dmf_rule_keys); i++) {
-		if (!strcmp(key, dmf_rule_keys[i].key)) {
-			r = dmf_rule_keys[i].parse(cfg, val);
+	for (i = 0; i < ARRAY_SIZE(fault_rule_keys); i++) {
+		if (!strcmp(key, fault_rule_keys[i].key)) {
+			r = fault_rule_keys[i].parse(cfg, val);
 			break;
 		}
 	}
@@ -478,36 +478,36 @@ static int dmf_rule_kv(struct dmf_rule_cfg *cfg, const char *key, char *val,
 }
 
 /* Reject combinations that cannot mean anything. */
-static int dmf_rule_check_combination(struct dmf_rule_cfg *cfg, const char **error)
+static int fault_rule_check_combination(struct fault_rule_cfg *cfg, const char **error)
 {
-	if (!(cfg->opmask & (DMF_OPM_ANY | DMF_OPM_FUA))) {
+	if (!(cfg->opmask & (FAULT_OPM_ANY | FAULT_OPM_FUA))) {
 		*error = "Rule matches no operation";
 		return -EINVAL;
 	}
-	if (cfg->action == DMF_ACT_DROP &&
-	    (cfg->opmask & ~(DMF_OPM_WRITES | 1U << DMF_OP_DISCARD |
-			     1U << DMF_OP_WRITE_ZEROES | 1U << DMF_OP_FLUSH))) {
+	if (cfg->action == FAULT_ACT_DROP &&
+	    (cfg->opmask & ~(FAULT_OPM_WRITES | 1U << FAULT_OP_DISCARD |
+			     1U << FAULT_OP_WRITE_ZEROES | 1U << FAULT_OP_FLUSH))) {
 		*error = "drop applies to write, flush, discard and write-zeroes only";
 		return -EINVAL;
 	}
-	if (cfg->action == DMF_ACT_CORRUPT &&
-	    cfg->opmask != BIT(DMF_OP_READ) && (cfg->opmask & ~DMF_OPM_WRITES)) {
+	if (cfg->action == FAULT_ACT_CORRUPT &&
+	    cfg->opmask != BIT(FAULT_OP_READ) && (cfg->opmask & ~FAULT_OPM_WRITES)) {
 		*error = "corrupt needs op=read or op=write";
 		return -EINVAL;
 	}
-	if (cfg->action == DMF_ACT_TORN && (cfg->opmask & ~DMF_OPM_WRITES)) {
+	if (cfg->action == FAULT_ACT_TORN && (cfg->opmask & ~FAULT_OPM_WRITES)) {
 		*error = "torn applies to writes only";
 		return -EINVAL;
 	}
-	if (cfg->action == DMF_ACT_CORRUPT && cfg->byte >= 0 && cfg->bits) {
+	if (cfg->action == FAULT_ACT_CORRUPT && cfg->byte >= 0 && cfg->bits) {
 		*error = "corrupt takes bits= or byte=, not both";
 		return -EINVAL;
 	}
-	if (cfg->action == DMF_ACT_DELAY && !cfg->delay_ns && !cfg->jitter_ns) {
+	if (cfg->action == FAULT_ACT_DELAY && !cfg->delay_ns && !cfg->jitter_ns) {
 		*error = "delay needs delay= or jitter=";
 		return -EINVAL;
 	}
-	if (cfg->action == DMF_ACT_ERROR && cfg->status == DMF_STS_OK) {
+	if (cfg->action == FAULT_ACT_ERROR && cfg->status == FAULT_STS_OK) {
 		*error = "error needs a failing status";
 		return -EINVAL;
 	}
@@ -519,7 +519,7 @@ static int dmf_rule_check_combination(struct dmf_rule_cfg *cfg, const char **err
 }
 
 /* Fail with @reason about the @len characters at @at of the rule text. */
-static int dmf_rule_fail(struct dmf_rule_err *err, const char *reason, size_t at, size_t len)
+static int fault_rule_fail(struct fault_rule_err *err, const char *reason, size_t at, size_t len)
 {
 	err->reason = reason;
 	err->pos = at;
@@ -528,8 +528,8 @@ static int dmf_rule_fail(struct dmf_rule_err *err, const char *reason, size_t at
 }
 
 /**
- * dmf_rule_cfg_parse - parse one rule
- * @cfg: initialised by dmf_rule_cfg_init(); filled in
+ * fault_rule_cfg_parse - parse one rule
+ * @cfg: initialised by fault_rule_cfg_init(); filled in
  * @text: "<action>[:<key>=<value>,...]"
  * @err: on failure, a static string naming the problem and the part of
  *       @text it is about (the action, one key=value item, or the whole
@@ -537,60 +537,60 @@ static int dmf_rule_fail(struct dmf_rule_err *err, const char *reason, size_t at
  *
  * Return: 0 or -EINVAL.
  */
-int dmf_rule_cfg_parse(struct dmf_rule_cfg *cfg, const char *text, struct dmf_rule_err *err)
+int fault_rule_cfg_parse(struct fault_rule_cfg *cfg, const char *text, struct fault_rule_err *err)
 {
-	char buf[DMF_RULE_SIZE];
+	char buf[FAULT_RULE_SIZE];
 	char *s = buf, *action, *kv, *val;
 	size_t len = strlen(text);
 	unsigned int i;
 	int r;
 
 	if (len >= sizeof(buf))
-		return dmf_rule_fail(err, "Rule too long", 0, len);
+		return fault_rule_fail(err, "Rule too long", 0, len);
 	strcpy(buf, text);
 	action = strsep(&s, ":");
-	for (i = 0; i < DMF_NR_ACTIONS; i++)
-		if (!strcmp(action, dmf_action_names[i]))
+	for (i = 0; i < FAULT_NR_ACTIONS; i++)
+		if (!strcmp(action, fault_action_names[i]))
 			break;
-	if (i == DMF_NR_ACTIONS)
-		return dmf_rule_fail(err, "Unknown rule action", 0, strlen(action));
+	if (i == FAULT_NR_ACTIONS)
+		return fault_rule_fail(err, "Unknown rule action", 0, strlen(action));
 	cfg->action = i;
-	cfg->opmask = dmf_default_ops(cfg->action);
+	cfg->opmask = fault_default_ops(cfg->action);
 
 	while (s && (kv = strsep(&s, ",")) != NULL) {
 		size_t at = kv - buf, n = strlen(kv);
 
 		val = strchr(kv, '=');
 		if (!val || val == kv || !val[1])
-			return dmf_rule_fail(err, "Rule arguments are key=value", at, n);
+			return fault_rule_fail(err, "Rule arguments are key=value", at, n);
 		*val++ = '\0';
-		r = dmf_rule_kv(cfg, kv, val, err);
+		r = fault_rule_kv(cfg, kv, val, err);
 		if (r)
-			return dmf_rule_fail(err, err->reason, at, n);
+			return fault_rule_fail(err, err->reason, at, n);
 	}
-	r = dmf_rule_check_combination(cfg, &err->reason);
+	r = fault_rule_check_combination(cfg, &err->reason);
 	if (r)
-		return dmf_rule_fail(err, err->reason, 0, len);
+		return fault_rule_fail(err, err->reason, 0, len);
 	return 0;
 }
 
-static int dmf_format_ops(unsigned int mask, char *buf, size_t len)
+static int fault_format_ops(unsigned int mask, char *buf, size_t len)
 {
 	unsigned int i;
 	int n = 0;
 
-	if ((mask & DMF_OPM_ANY) == DMF_OPM_ANY)
+	if ((mask & FAULT_OPM_ANY) == FAULT_OPM_ANY)
 		return scnprintf(buf, len, "any");
-	for (i = 0; i <= DMF_NR_OPS; i++) {
+	for (i = 0; i <= FAULT_NR_OPS; i++) {
 		if (!(mask & (1U << i)))
 			continue;
-		n += scnprintf(buf + n, len - n, "%s%s", n ? "+" : "", dmf_op_names[i]);
+		n += scnprintf(buf + n, len - n, "%s%s", n ? "+" : "", fault_op_names[i]);
 	}
 	return n;
 }
 
 /**
- * dmf_rule_cfg_format - print a rule as dmf_rule_cfg_parse() reads it
+ * fault_rule_cfg_format - print a rule as fault_rule_cfg_parse() reads it
  * @cfg: the rule
  * @buf: output
  * @len: size of @buf
@@ -598,18 +598,18 @@ static int dmf_format_ops(unsigned int mask, char *buf, size_t len)
  * Return: the number of characters written, as scnprintf(); text that does
  * not fit is cut.
  */
-int dmf_rule_cfg_format(const struct dmf_rule_cfg *cfg, char *buf, size_t len)
+int fault_rule_cfg_format(const struct fault_rule_cfg *cfg, char *buf, size_t len)
 {
-	unsigned int def_ops = dmf_default_ops(cfg->action);
+	unsigned int def_ops = fault_default_ops(cfg->action);
 	char ops[80], t[32];
 	int n = 0;
 
 	/* a rule not yet on a device has no id: print none, not id=0 */
-	n += scnprintf(buf + n, len - n, "%s:", dmf_action_name(cfg->action));
+	n += scnprintf(buf + n, len - n, "%s:", fault_action_name(cfg->action));
 	if (cfg->id)
 		n += scnprintf(buf + n, len - n, "id=%u,", cfg->id);
 	if (cfg->opmask != def_ops) {
-		dmf_format_ops(cfg->opmask, ops, sizeof(ops));
+		fault_format_ops(cfg->opmask, ops, sizeof(ops));
 		n += scnprintf(buf + n, len - n, "op=%s,", ops);
 	}
 	if (cfg->first || cfg->last != U64_MAX)
@@ -622,8 +622,8 @@ int dmf_rule_cfg_format(const struct dmf_rule_cfg *cfg, char *buf, size_t len)
 		n += scnprintf(buf + n, len - n, "after=%u,", cfg->after_s);
 	if (cfg->skip)
 		n += scnprintf(buf + n, len - n, "skip=%llu,", cfg->skip);
-	if (cfg->status != DMF_STS_IOERR)
-		n += scnprintf(buf + n, len - n, "status=%s,", dmf_status_name(cfg->status));
+	if (cfg->status != FAULT_STS_IOERR)
+		n += scnprintf(buf + n, len - n, "status=%s,", fault_status_name(cfg->status));
 	if (cfg->bits)
 		n += scnprintf(buf + n, len - n, "bits=%u,", cfg->bits);
 	if (cfg->byte >= 0)
@@ -631,16 +631,16 @@ int dmf_rule_cfg_format(const struct dmf_rule_cfg *cfg, char *buf, size_t len)
 	if (cfg->offset >= 0)
 		n += scnprintf(buf + n, len - n, "offset=%lld,", cfg->offset);
 	if (cfg->delay_ns) {
-		dmf_format_duration(cfg->delay_ns, t, sizeof(t));
+		fault_format_duration(cfg->delay_ns, t, sizeof(t));
 		n += scnprintf(buf + n, len - n, "delay=%s,", t);
 	}
 	if (cfg->jitter_ns) {
-		dmf_format_duration(cfg->jitter_ns, t, sizeof(t));
+		fault_format_duration(cfg->jitter_ns, t, sizeof(t));
 		n += scnprintf(buf + n, len - n, "jitter=%s,dist=%s,", t,
-			       dmf_dist_names[cfg->dist]);
+			       fault_dist_names[cfg->dist]);
 	}
 	if (cfg->timeout_ns) {
-		dmf_format_duration(cfg->timeout_ns, t, sizeof(t));
+		fault_format_duration(cfg->timeout_ns, t, sizeof(t));
 		n += scnprintf(buf + n, len - n, "timeout=%s,", t);
 	}
 	if (cfg->keep >= 0)

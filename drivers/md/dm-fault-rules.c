@@ -18,50 +18,50 @@
 
 #define DM_MSG_PREFIX "fault"
 
-static const blk_status_t dmf_blk_status[DMF_NR_STATUS] = {
-	[DMF_STS_OK] = BLK_STS_OK,
-	[DMF_STS_IOERR] = BLK_STS_IOERR,
-	[DMF_STS_NOSPC] = BLK_STS_NOSPC,
-	[DMF_STS_TIMEOUT] = BLK_STS_TIMEOUT,
-	[DMF_STS_MEDIUM] = BLK_STS_MEDIUM,
-	[DMF_STS_TRANSPORT] = BLK_STS_TRANSPORT,
-	[DMF_STS_NOTSUPP] = BLK_STS_NOTSUPP,
-	[DMF_STS_AGAIN] = BLK_STS_AGAIN,
-	[DMF_STS_PROTECTION] = BLK_STS_PROTECTION,
-	[DMF_STS_TARGET] = BLK_STS_TARGET,
-	[DMF_STS_RESOURCE] = BLK_STS_RESOURCE,
+static const blk_status_t fault_blk_status[FAULT_NR_STATUS] = {
+	[FAULT_STS_OK] = BLK_STS_OK,
+	[FAULT_STS_IOERR] = BLK_STS_IOERR,
+	[FAULT_STS_NOSPC] = BLK_STS_NOSPC,
+	[FAULT_STS_TIMEOUT] = BLK_STS_TIMEOUT,
+	[FAULT_STS_MEDIUM] = BLK_STS_MEDIUM,
+	[FAULT_STS_TRANSPORT] = BLK_STS_TRANSPORT,
+	[FAULT_STS_NOTSUPP] = BLK_STS_NOTSUPP,
+	[FAULT_STS_AGAIN] = BLK_STS_AGAIN,
+	[FAULT_STS_PROTECTION] = BLK_STS_PROTECTION,
+	[FAULT_STS_TARGET] = BLK_STS_TARGET,
+	[FAULT_STS_RESOURCE] = BLK_STS_RESOURCE,
 };
 
-static void dmf_rule_free(struct dmf_rule *rule)
+static void fault_rule_free(struct fault_rule *rule)
 {
 	free_percpu(rule->seen);
-	dmf_rule_cfg_destroy(&rule->cfg);
+	fault_rule_cfg_destroy(&rule->cfg);
 	kfree(rule);
 }
 
 /**
- * dmf_rule_alloc - a rule with the default configuration, on no device yet
+ * fault_rule_alloc - a rule with the default configuration, on no device yet
  * @fc: the device the rule is for (its name goes in the engine's log lines)
  * @error: set to a static string on failure
  *
- * The caller fills in rule->cfg, as dmf_rule_cfg_parse() does from text or
+ * The caller fills in rule->cfg, as fault_rule_cfg_parse() does from text or
  * a compatibility table does field by field, and hands the rule to
- * dmf_rules_add() or drops it with dmf_rule_put().
+ * fault_rules_add() or drops it with fault_rule_put().
  *
  * Return: the rule with one reference, or NULL.
  */
-struct dmf_rule *dmf_rule_alloc(struct fault_c *fc, char **error)
+struct fault_rule *fault_rule_alloc(struct fault_c *fc, char **error)
 {
-	struct dmf_rule *rule;
+	struct fault_rule *rule;
 
 	rule = kzalloc(sizeof(*rule), GFP_KERNEL);
 	if (!rule)
 		goto out_error;
-	if (dmf_rule_cfg_init(&rule->cfg))
+	if (fault_rule_cfg_init(&rule->cfg))
 		goto out_free_rule;
 	rule->seen = alloc_percpu(u64);
 	if (!rule->seen) {
-		dmf_rule_free(rule);
+		fault_rule_free(rule);
 		goto out_error;
 	}
 	kref_init(&rule->ref);
@@ -75,25 +75,25 @@ out_error:
 	return NULL;
 }
 
-void dmf_rule_get(struct dmf_rule *rule)
+void fault_rule_get(struct fault_rule *rule)
 {
 	kref_get(&rule->ref);
 }
 
-static void dmf_rule_release(struct kref *ref)
+static void fault_rule_release(struct kref *ref)
 {
-	dmf_rule_free(container_of(ref, struct dmf_rule, ref));
+	fault_rule_free(container_of(ref, struct fault_rule, ref));
 }
 
-void dmf_rule_put(struct dmf_rule *rule)
+void fault_rule_put(struct fault_rule *rule)
 {
-	kref_put(&rule->ref, dmf_rule_release);
+	kref_put(&rule->ref, fault_rule_release);
 }
 
 /* Is the rule's time window open?  flakey's cycle: up first, then down. */
-bool dmf_rule_window_open(const struct dmf_rule *rule)
+bool fault_rule_window_open(const struct fault_rule *rule)
 {
-	const struct dmf_rule_cfg *cfg = &rule->cfg;
+	const struct fault_rule_cfg *cfg = &rule->cfg;
 	unsigned long elapsed = (jiffies - rule->start_jiffies) / HZ;
 
 	if (elapsed < cfg->after_s)
@@ -105,9 +105,9 @@ bool dmf_rule_window_open(const struct dmf_rule *rule)
 }
 
 /**
- * dmf_rule_seen - bios a rule saw
+ * fault_rule_seen - bios a rule saw
  * @rule: a rule of the current set
- * @skipped: dmf_ruleset_skipped() of that set
+ * @skipped: fault_ruleset_skipped() of that set
  *
  * Those that reached the rule in the walk, those that earlier sets holding
  * the rule skipped (carried in when each of them retired), and those the
@@ -115,7 +115,7 @@ bool dmf_rule_window_open(const struct dmf_rule *rule)
  * a rule change, the bios it skipped are not yet carried in (they are never
  * lost): a rule change message waits for that with rcu_barrier().
  */
-u64 dmf_rule_seen(const struct dmf_rule *rule, u64 skipped)
+u64 fault_rule_seen(const struct fault_rule *rule, u64 skipped)
 {
 	u64 sum = 0;
 	int cpu;
@@ -126,7 +126,7 @@ u64 dmf_rule_seen(const struct dmf_rule *rule, u64 skipped)
 }
 
 /* Bios the set's bounds ruled out while it was published. */
-u64 dmf_ruleset_skipped(const struct dmf_ruleset *set)
+u64 fault_ruleset_skipped(const struct fault_ruleset *set)
 {
 	u64 sum = 0;
 	int cpu;
@@ -136,9 +136,9 @@ u64 dmf_ruleset_skipped(const struct dmf_ruleset *set)
 	return sum;
 }
 
-static struct dmf_ruleset *dmf_ruleset_alloc(unsigned int nr)
+static struct fault_ruleset *fault_ruleset_alloc(unsigned int nr)
 {
-	struct dmf_ruleset *set;
+	struct fault_ruleset *set;
 
 	set = kzalloc(struct_size(set, rules, nr), GFP_KERNEL);
 	if (!set)
@@ -153,12 +153,12 @@ static struct dmf_ruleset *dmf_ruleset_alloc(unsigned int nr)
 }
 
 /* Drop the set's references to its rules and free it: nobody can see it. */
-static void dmf_ruleset_free(struct dmf_ruleset *set)
+static void fault_ruleset_free(struct fault_ruleset *set)
 {
 	unsigned int i;
 
 	for (i = 0; i < set->nr; i++)
-		dmf_rule_put(set->rules[i]);
+		fault_rule_put(set->rules[i]);
 	free_percpu(set->skipped);
 	kfree(set);
 }
@@ -167,19 +167,19 @@ static void dmf_ruleset_free(struct dmf_ruleset *set)
  * A grace period after the set was replaced no map can still be counting
  * in it: carry its count into its rules, which the set kept alive.
  */
-static void dmf_ruleset_retire_rcu(struct rcu_head *head)
+static void fault_ruleset_retire_rcu(struct rcu_head *head)
 {
-	struct dmf_ruleset *set = container_of(head, struct dmf_ruleset, rcu);
-	u64 skipped = dmf_ruleset_skipped(set);
+	struct fault_ruleset *set = container_of(head, struct fault_ruleset, rcu);
+	u64 skipped = fault_ruleset_skipped(set);
 	unsigned int i;
 
 	for (i = 0; i < set->nr; i++)
 		atomic64_add(skipped, &set->rules[i]->seen_skipped);
-	dmf_ruleset_free(set);
+	fault_ruleset_free(set);
 }
 
-/* Set the bounds dmf_ruleset_may_match() tests: the union of the rules' matches. */
-static void dmf_ruleset_bound(struct dmf_ruleset *set)
+/* Set the bounds fault_ruleset_may_match() tests: the union of the rules' matches. */
+static void fault_ruleset_bound(struct fault_ruleset *set)
 {
 	unsigned int i;
 
@@ -187,7 +187,7 @@ static void dmf_ruleset_bound(struct dmf_ruleset *set)
 	set->first = U64_MAX;
 	set->last = 0;
 	for (i = 0; i < set->nr; i++) {
-		const struct dmf_rule_cfg *cfg = &set->rules[i]->cfg;
+		const struct fault_rule_cfg *cfg = &set->rules[i]->cfg;
 
 		set->opmask |= cfg->opmask;
 		set->first = min(set->first, cfg->first);
@@ -195,7 +195,7 @@ static void dmf_ruleset_bound(struct dmf_ruleset *set)
 	}
 }
 
-static struct dmf_ruleset *dmf_rules_current(struct fault_c *fc)
+static struct fault_ruleset *fault_rules_current(struct fault_c *fc)
 {
 	return rcu_dereference_protected(fc->rules, lockdep_is_held(&fc->lock));
 }
@@ -205,13 +205,13 @@ static struct dmf_ruleset *dmf_rules_current(struct fault_c *fc)
  * without the one at @pos if @remove, and with @rule (if any) at @pos.
  * @rule's reference passes to the set; on failure the caller keeps it.
  */
-static struct dmf_ruleset *dmf_ruleset_splice(const struct dmf_ruleset *old, unsigned int pos,
-					      bool remove, struct dmf_rule *rule)
+static struct fault_ruleset *fault_ruleset_splice(const struct fault_ruleset *old, unsigned int pos,
+						  bool remove, struct fault_rule *rule)
 {
 	unsigned int nr = old ? old->nr : 0, i, j = 0;
-	struct dmf_ruleset *set;
+	struct fault_ruleset *set;
 
-	set = dmf_ruleset_alloc(nr - remove + !!rule);
+	set = fault_ruleset_alloc(nr - remove + !!rule);
 	if (!set)
 		return NULL;
 	for (i = 0; i <= nr; i++) {
@@ -219,10 +219,10 @@ static struct dmf_ruleset *dmf_ruleset_splice(const struct dmf_ruleset *old, uns
 			set->rules[j++] = rule;
 		if (i == nr || (i == pos && remove))
 			continue;
-		dmf_rule_get(old->rules[i]);
+		fault_rule_get(old->rules[i]);
 		set->rules[j++] = old->rules[i];
 	}
-	dmf_ruleset_bound(set);
+	fault_ruleset_bound(set);
 	return set;
 }
 
@@ -231,18 +231,18 @@ static struct dmf_ruleset *dmf_ruleset_splice(const struct dmf_ruleset *old, uns
  * empty set is published as none.  The old set retires after a grace
  * period, and with it the references to rules the new set left out.
  */
-static void dmf_rules_publish(struct fault_c *fc, struct dmf_ruleset *set)
+static void fault_rules_publish(struct fault_c *fc, struct fault_ruleset *set)
 {
-	struct dmf_ruleset *old = dmf_rules_current(fc);
+	struct fault_ruleset *old = fault_rules_current(fc);
 
 	rcu_assign_pointer(fc->rules, set->nr ? set : NULL);
 	if (!set->nr)
-		dmf_ruleset_free(set);
+		fault_ruleset_free(set);
 	if (old)
-		call_rcu(&old->rcu, dmf_ruleset_retire_rcu);
+		call_rcu(&old->rcu, fault_ruleset_retire_rcu);
 }
 
-static bool dmf_ruleset_find(const struct dmf_ruleset *set, unsigned int id, unsigned int *pos)
+static bool fault_ruleset_find(const struct fault_ruleset *set, unsigned int id, unsigned int *pos)
 {
 	unsigned int i;
 
@@ -255,45 +255,45 @@ static bool dmf_ruleset_find(const struct dmf_ruleset *set, unsigned int id, uns
 	return false;
 }
 
-static void dmf_rule_start(struct dmf_rule *rule)
+static void fault_rule_start(struct fault_rule *rule)
 {
-	rule->status = dmf_blk_status[rule->cfg.status];
+	rule->status = fault_blk_status[rule->cfg.status];
 	rule->start_jiffies = jiffies;
 }
 
-static int __dmf_rules_add(struct fault_c *fc, struct dmf_rule *rule, char **error)
+static int __fault_rules_add(struct fault_c *fc, struct fault_rule *rule, char **error)
 {
-	struct dmf_ruleset *old = dmf_rules_current(fc), *set;
+	struct fault_ruleset *old = fault_rules_current(fc), *set;
 	unsigned int nr = old ? old->nr : 0, pos;
 
-	if (nr >= DMF_MAX_RULES) {
+	if (nr >= FAULT_MAX_RULES) {
 		*error = "Too many rules";
 		return -E2BIG;
 	}
-	if (rule->cfg.id && dmf_ruleset_find(old, rule->cfg.id, &pos)) {
+	if (rule->cfg.id && fault_ruleset_find(old, rule->cfg.id, &pos)) {
 		*error = "Rule id already in use";
 		return -EEXIST;
 	}
-	set = dmf_ruleset_splice(old, nr, false, rule);
+	set = fault_ruleset_splice(old, nr, false, rule);
 	if (!set) {
 		*error = "Cannot allocate rule set";
 		return -ENOMEM;
 	}
 	/* only now: a failed add leaves the next id unused */
 	if (!rule->cfg.id) {
-		while (dmf_ruleset_find(old, fc->next_id, &pos))
+		while (fault_ruleset_find(old, fc->next_id, &pos))
 			fc->next_id++;
 		rule->cfg.id = fc->next_id++;
 	}
-	dmf_rule_start(rule);
-	dmf_rules_publish(fc, set);
+	fault_rule_start(rule);
+	fault_rules_publish(fc, set);
 	return 0;
 }
 
 /**
- * dmf_rules_add - append a rule to the device's rules
+ * fault_rules_add - append a rule to the device's rules
  * @fc: the device
- * @rule: from dmf_rule_alloc(), configured; its id 0 takes the next free id
+ * @rule: from fault_rule_alloc(), configured; its id 0 takes the next free id
  * @id: if not NULL, set to the rule's id
  * @error: set to a static string on failure
  *
@@ -302,41 +302,41 @@ static int __dmf_rules_add(struct fault_c *fc, struct dmf_rule *rule, char **err
  *
  * Return: 0 or -errno.
  */
-int dmf_rules_add(struct fault_c *fc, struct dmf_rule *rule, unsigned int *id, char **error)
+int fault_rules_add(struct fault_c *fc, struct fault_rule *rule, unsigned int *id, char **error)
 {
 	int r;
 
 	mutex_lock(&fc->lock);
-	r = __dmf_rules_add(fc, rule, error);
+	r = __fault_rules_add(fc, rule, error);
 	if (!r && id)
 		*id = rule->cfg.id;
 	mutex_unlock(&fc->lock);
 	if (r)
-		dmf_rule_put(rule);
+		fault_rule_put(rule);
 	return r;
 }
 
 /* A new rule from its text: "<action>[:<key>=<value>,...]"; or an ERR_PTR. */
-static struct dmf_rule *dmf_rule_parse(struct fault_c *fc, const char *text, char **error)
+static struct fault_rule *fault_rule_parse(struct fault_c *fc, const char *text, char **error)
 {
-	struct dmf_rule_err err = { };
-	struct dmf_rule *rule;
+	struct fault_rule_err err = { };
+	struct fault_rule *rule;
 	int r;
 
-	rule = dmf_rule_alloc(fc, error);
+	rule = fault_rule_alloc(fc, error);
 	if (!rule)
 		return ERR_PTR(-ENOMEM);
-	r = dmf_rule_cfg_parse(&rule->cfg, text, &err);
+	r = fault_rule_cfg_parse(&rule->cfg, text, &err);
 	if (r) {
 		*error = (char *)err.reason;
-		dmf_rule_put(rule);
+		fault_rule_put(rule);
 		return ERR_PTR(r);
 	}
 	return rule;
 }
 
 /**
- * dmf_rules_add_text - append a rule given as text
+ * fault_rules_add_text - append a rule given as text
  * @fc: the device
  * @text: "<action>[:<key>=<value>,...]", as in the table and "rule add"
  * @id: if not NULL, set to the rule's id
@@ -346,17 +346,17 @@ static struct dmf_rule *dmf_rule_parse(struct fault_c *fc, const char *text, cha
  *
  * Return: 0 or -errno.
  */
-int dmf_rules_add_text(struct fault_c *fc, const char *text, unsigned int *id, char **error)
+int fault_rules_add_text(struct fault_c *fc, const char *text, unsigned int *id, char **error)
 {
-	struct dmf_rule *rule = dmf_rule_parse(fc, text, error);
+	struct fault_rule *rule = fault_rule_parse(fc, text, error);
 
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
-	return dmf_rules_add(fc, rule, id, error);
+	return fault_rules_add(fc, rule, id, error);
 }
 
 /**
- * dmf_rules_replace - put a rule given as text in place of rule @id
+ * fault_rules_replace - put a rule given as text in place of rule @id
  * @fc: the device
  * @id: the rule replaced; the new one keeps its id and position
  * @text: the new rule; it may repeat the id, not name another
@@ -364,19 +364,19 @@ int dmf_rules_add_text(struct fault_c *fc, const char *text, unsigned int *id, c
  *
  * Return: 0 or -errno (-ENOENT: no rule @id).
  */
-int dmf_rules_replace(struct fault_c *fc, unsigned int id, const char *text, char **error)
+int fault_rules_replace(struct fault_c *fc, unsigned int id, const char *text, char **error)
 {
-	struct dmf_ruleset *set;
-	struct dmf_rule *rule;
+	struct fault_ruleset *set;
+	struct fault_rule *rule;
 	unsigned int pos;
 	int r = -ENOENT;
 
 	mutex_lock(&fc->lock);
-	if (!dmf_ruleset_find(dmf_rules_current(fc), id, &pos)) {
+	if (!fault_ruleset_find(fault_rules_current(fc), id, &pos)) {
 		*error = "No rule with that id";
 		goto out_unlock;
 	}
-	rule = dmf_rule_parse(fc, text, error);
+	rule = fault_rule_parse(fc, text, error);
 	if (IS_ERR(rule)) {
 		r = PTR_ERR(rule);
 		goto out_unlock;
@@ -387,26 +387,26 @@ int dmf_rules_replace(struct fault_c *fc, unsigned int id, const char *text, cha
 		goto out_put_rule;
 	}
 	rule->cfg.id = id;
-	set = dmf_ruleset_splice(dmf_rules_current(fc), pos, true, rule);
+	set = fault_ruleset_splice(fault_rules_current(fc), pos, true, rule);
 	r = -ENOMEM;
 	if (!set) {
 		*error = "Cannot allocate rule set";
 		goto out_put_rule;
 	}
-	dmf_rule_start(rule);
-	dmf_rules_publish(fc, set);
+	fault_rule_start(rule);
+	fault_rules_publish(fc, set);
 	mutex_unlock(&fc->lock);
 	return 0;
 
 out_put_rule:
-	dmf_rule_put(rule);
+	fault_rule_put(rule);
 out_unlock:
 	mutex_unlock(&fc->lock);
 	return r;
 }
 
 /**
- * dmf_rules_remove - remove rule @id
+ * fault_rules_remove - remove rule @id
  * @fc: the device
  * @id: the rule
  * @error: set to a static string on failure
@@ -415,21 +415,21 @@ out_unlock:
  *
  * Return: 0 or -errno (-ENOENT: no rule @id).
  */
-int dmf_rules_remove(struct fault_c *fc, unsigned int id, char **error)
+int fault_rules_remove(struct fault_c *fc, unsigned int id, char **error)
 {
-	struct dmf_ruleset *set;
+	struct fault_ruleset *set;
 	unsigned int pos;
 	int r = 0;
 
 	mutex_lock(&fc->lock);
-	set = dmf_rules_current(fc);
-	if (!dmf_ruleset_find(set, id, &pos)) {
+	set = fault_rules_current(fc);
+	if (!fault_ruleset_find(set, id, &pos)) {
 		*error = "No rule with that id";
 		r = -ENOENT;
 	} else {
-		set = dmf_ruleset_splice(set, pos, true, NULL);
+		set = fault_ruleset_splice(set, pos, true, NULL);
 		if (set) {
-			dmf_rules_publish(fc, set);
+			fault_rules_publish(fc, set);
 		} else {
 			*error = "Cannot allocate rule set";
 			r = -ENOMEM;
@@ -440,15 +440,15 @@ int dmf_rules_remove(struct fault_c *fc, unsigned int id, char **error)
 }
 
 /* Switch rule @id on or off.  Return: 0 or -ENOENT. */
-int dmf_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **error)
+int fault_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **error)
 {
-	struct dmf_ruleset *set;
+	struct fault_ruleset *set;
 	unsigned int pos;
 	int r = 0;
 
 	mutex_lock(&fc->lock);
-	set = dmf_rules_current(fc);
-	if (dmf_ruleset_find(set, id, &pos)) {
+	set = fault_rules_current(fc);
+	if (fault_ruleset_find(set, id, &pos)) {
 		WRITE_ONCE(set->rules[pos]->cfg.enabled, enable);
 	} else {
 		*error = "No rule with that id";
@@ -459,22 +459,22 @@ int dmf_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **er
 }
 
 /**
- * dmf_rules_clear_counters - zero every rule's counters
+ * fault_rules_clear_counters - zero every rule's counters
  * @fc: the device
  *
  * Waits for retired sets to carry their counts in first, so that none
  * arrives after the reset.  Sleeps.
  */
-void dmf_rules_clear_counters(struct fault_c *fc)
+void fault_rules_clear_counters(struct fault_c *fc)
 {
-	struct dmf_ruleset *set;
-	struct dmf_rule *rule;
+	struct fault_ruleset *set;
+	struct fault_rule *rule;
 	unsigned int i;
 	int cpu;
 
 	mutex_lock(&fc->lock);
 	rcu_barrier();
-	set = dmf_rules_current(fc);
+	set = fault_rules_current(fc);
 	for (i = 0; set && i < set->nr; i++) {
 		rule = set->rules[i];
 		for_each_possible_cpu(cpu)
@@ -490,11 +490,11 @@ void dmf_rules_clear_counters(struct fault_c *fc)
 }
 
 /* Free the rules of a device no bio can reach any more (dtr). */
-void dmf_rules_destroy(struct fault_c *fc)
+void fault_rules_destroy(struct fault_c *fc)
 {
-	struct dmf_ruleset *set = rcu_dereference_protected(fc->rules, 1);
+	struct fault_ruleset *set = rcu_dereference_protected(fc->rules, 1);
 
 	RCU_INIT_POINTER(fc->rules, NULL);
 	if (set)
-		dmf_ruleset_free(set);
+		fault_ruleset_free(set);
 }

@@ -24,13 +24,13 @@
 #define DM_MSG_PREFIX "fault"
 
 /**
- * dmf_ctx_create - allocate a device's context, with no rules and no device
- * @ti: the target; ti->private is set, so dmf_ctx_destroy() undoes a partial build
+ * fault_ctx_create - allocate a device's context, with no rules and no device
+ * @ti: the target; ti->private is set, so fault_ctx_destroy() undoes a partial build
  * @kind: the table syntax the device was created with
  *
  * Return: 0 or -ENOMEM with ti->error set.
  */
-int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind)
+int fault_ctx_create(struct dm_target *ti, enum fault_compat kind)
 {
 	struct fault_c *fc;
 
@@ -46,7 +46,7 @@ int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind)
 	mutex_init(&fc->lock);
 	spin_lock_init(&fc->log_lock);
 
-	fc->stats = alloc_percpu(struct dmf_op_stats);
+	fc->stats = alloc_percpu(struct fault_op_stats);
 	if (!fc->stats) {
 		ti->error = "Cannot allocate statistics";
 		return -ENOMEM;
@@ -55,7 +55,7 @@ int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind)
 		ti->error = "Cannot allocate bio set";
 		return -ENOMEM;
 	}
-	if (dmf_held_init(fc)) {
+	if (fault_held_init(fc)) {
 		ti->error = "Cannot allocate work queue";
 		return -ENOMEM;
 	}
@@ -63,7 +63,7 @@ int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind)
 	ti->num_discard_bios = 1;
 	ti->num_secure_erase_bios = 1;
 	ti->num_write_zeroes_bios = 1;
-	ti->per_io_data_size = sizeof(struct dmf_per_bio);
+	ti->per_io_data_size = sizeof(struct fault_per_bio);
 	return 0;
 }
 
@@ -72,7 +72,7 @@ int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind)
  * 4294967296 as 0: refuse first what kstrtouint() refuses, with the
  * argument's own error text.
  */
-static int dmf_arg_overflows(const struct dm_arg *arg, struct dm_arg_set *as, char **error)
+static int fault_arg_overflows(const struct dm_arg *arg, struct dm_arg_set *as, char **error)
 {
 	unsigned int v;
 
@@ -83,20 +83,20 @@ static int dmf_arg_overflows(const struct dm_arg *arg, struct dm_arg_set *as, ch
 	return 0;
 }
 
-int dmf_read_arg(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
-		 char **error)
+int fault_read_arg(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
+		   char **error)
 {
-	return dmf_arg_overflows(arg, as, error) ?: dm_read_arg(arg, as, value, error);
+	return fault_arg_overflows(arg, as, error) ?: dm_read_arg(arg, as, value, error);
 }
 
-int dmf_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
-		       char **error)
+int fault_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
+			 char **error)
 {
-	return dmf_arg_overflows(arg, as, error) ?: dm_read_arg_group(arg, as, value, error);
+	return fault_arg_overflows(arg, as, error) ?: dm_read_arg_group(arg, as, value, error);
 }
 
 /* Parse "<dev> <offset>" and open the device. */
-int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
+int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 {
 	struct dm_target *ti = fc->ti;
 	const char *devname = dm_shift_arg(as);
@@ -132,7 +132,7 @@ int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	static const struct dm_arg _args[] = {
-		{0, DMF_MAX_RULES, "Invalid number of rules"},
+		{0, FAULT_MAX_RULES, "Invalid number of rules"},
 	};
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
 	unsigned int nr = 0;
@@ -143,14 +143,14 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Invalid argument count";
 		return -EINVAL;
 	}
-	r = dmf_ctx_create(ti, DMF_NATIVE);
+	r = fault_ctx_create(ti, FAULT_NATIVE);
 	if (r)
 		goto bad;
-	r = dmf_ctx_open(ti->private, &as);
+	r = fault_ctx_open(ti->private, &as);
 	if (r)
 		goto bad;
 	if (as.argc) {
-		r = dmf_read_arg(_args, &as, &nr, &ti->error);
+		r = fault_read_arg(_args, &as, &nr, &ti->error);
 		if (r)
 			goto bad;
 		if (nr != as.argc) {
@@ -161,7 +161,7 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	while (as.argc) {
 		text = dm_shift_arg(&as);
-		r = dmf_rules_add_text(ti->private, text, NULL, &ti->error);
+		r = fault_rules_add_text(ti->private, text, NULL, &ti->error);
 		if (r) {
 			DMERR("rule '%s': %s", text, ti->error);
 			goto bad;
@@ -170,24 +170,24 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	return 0;
 
 bad:
-	dmf_ctx_destroy(ti);
+	fault_ctx_destroy(ti);
 	return r;
 }
 
 /*
  * The destructor of every fault target; the constructors also call it to
- * undo a partial build (ti->private set by dmf_ctx_create()).
+ * undo a partial build (ti->private set by fault_ctx_create()).
  */
-void dmf_ctx_destroy(struct dm_target *ti)
+void fault_ctx_destroy(struct dm_target *ti)
 {
 	struct fault_c *fc = ti->private;
 
 	if (!fc)
 		return;
 	/* No I/O can be in flight: the rules go at once. */
-	dmf_held_exit(fc);
+	fault_held_exit(fc);
 	bioset_exit(&fc->bs);
-	dmf_rules_destroy(fc);
+	fault_rules_destroy(fc);
 	free_percpu(fc->stats);
 	if (fc->dev)
 		dm_put_device(ti, fc->dev);
@@ -201,40 +201,40 @@ static unsigned int fault_bio_op(struct bio *bio, unsigned int *opbits)
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
-		op = DMF_OP_READ;
+		op = FAULT_OP_READ;
 		break;
 	case REQ_OP_WRITE:
-		op = bio_sectors(bio) ? DMF_OP_WRITE : DMF_OP_FLUSH;
+		op = bio_sectors(bio) ? FAULT_OP_WRITE : FAULT_OP_FLUSH;
 		break;
 	case REQ_OP_DISCARD:
 	case REQ_OP_SECURE_ERASE:
-		op = DMF_OP_DISCARD;
+		op = FAULT_OP_DISCARD;
 		break;
 	case REQ_OP_WRITE_ZEROES:
-		op = DMF_OP_WRITE_ZEROES;
+		op = FAULT_OP_WRITE_ZEROES;
 		break;
 	default:
-		op = DMF_OP_OTHER;
+		op = FAULT_OP_OTHER;
 		break;
 	}
 	*opbits = 1U << op;
 	if (bio->bi_opf & REQ_PREFLUSH)
-		*opbits |= 1U << DMF_OP_FLUSH;
+		*opbits |= 1U << FAULT_OP_FLUSH;
 	if (bio->bi_opf & REQ_FUA)
-		*opbits |= DMF_OPM_FUA;
+		*opbits |= FAULT_OPM_FUA;
 	return op;
 }
 
-static void fault_log(struct fault_c *fc, struct dmf_rule *rule, unsigned int op,
+static void fault_log(struct fault_c *fc, struct fault_rule *rule, unsigned int op,
 		      sector_t sector, unsigned int bytes)
 {
-	struct dmf_log_entry *e;
+	struct fault_log_entry *e;
 	unsigned long flags;
 
 	spin_lock_irqsave(&fc->log_lock, flags);
 	e = &fc->log[fc->log_head];
-	fc->log_head = (fc->log_head + 1) % DMF_LOG_SIZE;
-	if (fc->log_count < DMF_LOG_SIZE)
+	fc->log_head = (fc->log_head + 1) % FAULT_LOG_SIZE;
+	if (fc->log_count < FAULT_LOG_SIZE)
 		fc->log_count++;
 	e->ns = ktime_get_ns();
 	e->sector = sector;
@@ -244,19 +244,19 @@ static void fault_log(struct fault_c *fc, struct dmf_rule *rule, unsigned int op
 	e->action = rule->cfg.action;
 	spin_unlock_irqrestore(&fc->log_lock, flags);
 
-	trace_dmf_inject(disk_devt(dm_disk(dm_table_get_md(fc->ti->table))), rule->cfg.id,
-			 rule->cfg.action, op, sector, bytes,
-			 rule->cfg.action == DMF_ACT_ERROR ?
-			 blk_status_to_errno(rule->status) : 0);
+	trace_fault_inject(disk_devt(dm_disk(dm_table_get_md(fc->ti->table))), rule->cfg.id,
+			   rule->cfg.action, op, sector, bytes,
+			   rule->cfg.action == FAULT_ACT_ERROR ?
+			   blk_status_to_errno(rule->status) : 0);
 }
 
 static int fault_map(struct dm_target *ti, struct bio *bio)
 {
 	struct fault_c *fc = ti->private;
-	struct dmf_per_bio *pb = dm_per_bio_data(bio, sizeof(struct dmf_per_bio));
+	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
 	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
-	struct dmf_op_stats *st;
-	struct dmf_ruleset *set;
+	struct fault_op_stats *st;
+	struct fault_ruleset *set;
 	unsigned int opbits, i;
 
 	pb->rule = NULL;
@@ -270,15 +270,15 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 
 	rcu_read_lock();
 	set = rcu_dereference(fc->rules);
-	if (set && !dmf_ruleset_may_match(set, opbits, sector, pb->bytes)) {
+	if (set && !fault_ruleset_may_match(set, opbits, sector, pb->bytes)) {
 		this_cpu_inc(*set->skipped);
 		set = NULL;
 	}
 
 	for (i = 0; set && i < set->nr; i++) {
-		if (dmf_rule_fires(set->rules[i], opbits, sector, pb->bytes)) {
+		if (fault_rule_fires(set->rules[i], opbits, sector, pb->bytes)) {
 			pb->rule = set->rules[i];
-			dmf_rule_get(pb->rule);
+			fault_rule_get(pb->rule);
 			break;
 		}
 	}
@@ -295,7 +295,7 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	}
 	if (unlikely(pb->rule)) {
 		fault_log(fc, pb->rule, pb->op, sector, pb->bytes);
-		return dmf_act(fc, pb, bio);
+		return fault_act(fc, pb, bio);
 	}
 	return DM_MAPIO_REMAPPED;
 }
@@ -303,8 +303,8 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 static int fault_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 {
 	struct fault_c *fc = ti->private;
-	struct dmf_per_bio *pb = dm_per_bio_data(bio, sizeof(struct dmf_per_bio));
-	struct dmf_op_stats *st;
+	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
+	struct fault_op_stats *st;
 
 	if (*error) {
 		st = get_cpu_ptr(fc->stats);
@@ -313,22 +313,22 @@ static int fault_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *err
 		put_cpu_ptr(fc->stats);
 	}
 	if (pb->rule) {
-		dmf_act_end_io(fc, pb, bio, error);
-		dmf_rule_put(pb->rule);
+		fault_act_end_io(fc, pb, bio, error);
+		fault_rule_put(pb->rule);
 		pb->rule = NULL;
 	}
 	return DM_ENDIO_DONE;
 }
 
-static void fault_sum_op_stats(struct fault_c *fc, struct dmf_op_stats *sum)
+static void fault_sum_op_stats(struct fault_c *fc, struct fault_op_stats *sum)
 {
 	int cpu, op;
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		struct dmf_op_stats *st = per_cpu_ptr(fc->stats, cpu);
+		struct fault_op_stats *st = per_cpu_ptr(fc->stats, cpu);
 
-		for (op = 0; op < DMF_NR_OPS; op++) {
+		for (op = 0; op < FAULT_NR_OPS; op++) {
 			sum->bios[op] += READ_ONCE(st->bios[op]);
 			sum->bytes[op] += READ_ONCE(st->bytes[op]);
 			sum->failed[op] += READ_ONCE(st->failed[op]);
@@ -343,39 +343,39 @@ static void fault_sum_op_stats(struct fault_c *fc, struct dmf_op_stats *sum)
  * rule count and rule words, the held bios), or the stats message reply,
  * the same values one group per line for people.  Caller: rcu_read_lock().
  */
-static void fault_emit_counters(struct fault_c *fc, struct dmf_ruleset *set, bool readable,
+static void fault_emit_counters(struct fault_c *fc, struct fault_ruleset *set, bool readable,
 				char *result, unsigned int maxlen)
 {
 	unsigned int sz = 0, i, held = READ_ONCE(fc->nr_held);
-	u64 skipped = set ? dmf_ruleset_skipped(set) : 0, seen;
-	struct dmf_op_stats sum;
+	u64 skipped = set ? fault_ruleset_skipped(set) : 0, seen;
+	struct fault_op_stats sum;
 	struct dmf_counters c;
-	struct dmf_rule *rule;
+	struct fault_rule *rule;
 	int op;
 
 	fault_sum_op_stats(fc, &sum);
 	if (readable)
 		DMEMIT("held %u\n", held);
 	else
-		DMEMIT("%u", DMF_NR_OPS);
-	for (op = 0; op < DMF_NR_OPS; op++)
+		DMEMIT("%u", FAULT_NR_OPS);
+	for (op = 0; op < FAULT_NR_OPS; op++)
 		DMEMIT(readable ? "op %s bios=%llu bytes=%llu failed=%llu failed_bytes=%llu\n" :
-		       " %s:%llu:%llu:%llu:%llu", dmf_op_name(op), sum.bios[op], sum.bytes[op],
+		       " %s:%llu:%llu:%llu:%llu", fault_op_name(op), sum.bios[op], sum.bytes[op],
 		       sum.failed[op], sum.failed_bytes[op]);
 	if (!readable)
 		DMEMIT(" %u", set ? set->nr : 0);
 	for (i = 0; set && i < set->nr; i++) {
 		rule = set->rules[i];
 		dmf_attr_counters(&rule->cfg.attr, &c);
-		seen = dmf_rule_seen(rule, skipped);
+		seen = fault_rule_seen(rule, skipped);
 		if (!readable) {
 			DMEMIT(" %u:%llu:%llu:%llu:%s:%d:%llu", rule->cfg.id, seen, c.evaluated,
-			       c.injected, dmf_action_name(rule->cfg.action),
+			       c.injected, fault_action_name(rule->cfg.action),
 			       READ_ONCE(rule->cfg.enabled), rule->cfg.attr.seed);
 			continue;
 		}
 		DMEMIT("rule %u action=%s enabled=%d ", rule->cfg.id,
-		       dmf_action_name(rule->cfg.action), READ_ONCE(rule->cfg.enabled));
+		       fault_action_name(rule->cfg.action), READ_ONCE(rule->cfg.enabled));
 		DMEMIT("seen=%llu matched=%llu injected=%llu seed=%llu\n", seen, c.evaluated,
 		       c.injected, rule->cfg.attr.seed);
 	}
@@ -387,7 +387,7 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 			 unsigned int status_flags, char *result, unsigned int maxlen)
 {
 	struct fault_c *fc = ti->private;
-	struct dmf_ruleset *set;
+	struct fault_ruleset *set;
 	unsigned int sz = 0, i;
 
 	rcu_read_lock();
@@ -397,8 +397,8 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 		fault_emit_counters(fc, set, false, result, maxlen);
 		break;
 	case STATUSTYPE_TABLE:
-		if (fc->compat != DMF_NATIVE) {
-			dmf_compat_table(fc, result, maxlen);
+		if (fc->compat != FAULT_NATIVE) {
+			fault_compat_table(fc, result, maxlen);
 			break;
 		}
 		DMEMIT("%s %llu", fc->dev->name, (unsigned long long)fc->start);
@@ -406,7 +406,7 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" %u", set->nr);
 			for (i = 0; i < set->nr; i++) {
 				DMEMIT(" ");
-				sz += dmf_rule_cfg_format(&set->rules[i]->cfg, result + sz,
+				sz += fault_rule_cfg_format(&set->rules[i]->cfg, result + sz,
 							  maxlen - sz);
 			}
 		}
@@ -431,7 +431,7 @@ static int fault_msg_stats(struct fault_c *fc, char *result, unsigned int maxlen
 
 static int fault_msg_log(struct fault_c *fc, char *result, unsigned int maxlen)
 {
-	struct dmf_log_entry e;
+	struct fault_log_entry e;
 	unsigned int sz = 0, i, n, head;
 	unsigned long flags;
 
@@ -441,25 +441,25 @@ static int fault_msg_log(struct fault_c *fc, char *result, unsigned int maxlen)
 	spin_unlock_irqrestore(&fc->log_lock, flags);
 	for (i = 0; i < n; i++) {
 		spin_lock_irqsave(&fc->log_lock, flags);
-		e = fc->log[(head + DMF_LOG_SIZE - n + i) % DMF_LOG_SIZE];
+		e = fc->log[(head + FAULT_LOG_SIZE - n + i) % FAULT_LOG_SIZE];
 		spin_unlock_irqrestore(&fc->log_lock, flags);
 		DMEMIT("%llu.%06llu %s %llu %u %u %s\n", e.ns / NSEC_PER_SEC,
-		       (e.ns % NSEC_PER_SEC) / NSEC_PER_USEC, dmf_op_name(e.op),
+		       (e.ns % NSEC_PER_SEC) / NSEC_PER_USEC, fault_op_name(e.op),
 		       (unsigned long long)e.sector, e.bytes, e.rule_id,
-		       dmf_action_name(e.action));
+		       fault_action_name(e.action));
 	}
 	return 1;
 }
 
 static int fault_msg_list(struct fault_c *fc, char *result, unsigned int maxlen)
 {
-	struct dmf_ruleset *set;
+	struct fault_ruleset *set;
 	unsigned int sz = 0, i;
 
 	rcu_read_lock();
 	set = rcu_dereference(fc->rules);
 	for (i = 0; set && i < set->nr; i++) {
-		sz += dmf_rule_cfg_format(&set->rules[i]->cfg, result + sz, maxlen - sz);
+		sz += fault_rule_cfg_format(&set->rules[i]->cfg, result + sz, maxlen - sz);
 		DMEMIT("\n");
 	}
 	rcu_read_unlock();
@@ -487,7 +487,7 @@ static int fault_msg_rule(struct fault_c *fc, unsigned int argc, char **argv,
 	int r = -EINVAL;
 
 	if (argc == 3 && !strcasecmp(argv[1], "add")) {
-		r = dmf_rules_add_text(fc, argv[2], &id, &error);
+		r = fault_rules_add_text(fc, argv[2], &id, &error);
 		if (!r) {
 			DMEMIT("%u", id);
 			return 1;
@@ -499,11 +499,11 @@ static int fault_msg_rule(struct fault_c *fc, unsigned int argc, char **argv,
 	} else if (kstrtouint(argv[2], 10, &id)) {
 		error = "Invalid rule id";
 	} else if (argc == 4) {
-		r = dmf_rules_replace(fc, id, argv[3], &error);
+		r = fault_rules_replace(fc, id, argv[3], &error);
 	} else if (!strcasecmp(argv[1], "remove")) {
-		r = dmf_rules_remove(fc, id, &error);
+		r = fault_rules_remove(fc, id, &error);
 	} else {
-		r = dmf_rules_enable(fc, id, tolower(argv[1][0]) == 'e', &error);
+		r = fault_rules_enable(fc, id, tolower(argv[1][0]) == 'e', &error);
 	}
 	if (r) {
 		DMWARN("%s: rule %s '%s': %s", dm_device_name(dm_table_get_md(fc->ti->table)),
@@ -520,8 +520,8 @@ static int fault_msg_reset(struct fault_c *fc)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(fc->stats, cpu), 0, sizeof(struct dmf_op_stats));
-	dmf_rules_clear_counters(fc);
+		memset(per_cpu_ptr(fc->stats, cpu), 0, sizeof(struct fault_op_stats));
+	fault_rules_clear_counters(fc);
 	spin_lock_irq(&fc->log_lock);
 	fc->log_count = 0;
 	spin_unlock_irq(&fc->log_lock);
@@ -549,7 +549,7 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 			DMWARN("%s: release: invalid rule id '%s'",
 			       dm_device_name(dm_table_get_md(ti->table)), argv[1]);
 		} else {
-			dmf_held_release(fc, i);
+			fault_held_release(fc, i);
 			r = 0;
 		}
 	} else if (argc == 1 && !strcasecmp(argv[0], "reset")) {
@@ -563,12 +563,12 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 
 static void fault_presuspend(struct dm_target *ti)
 {
-	dmf_held_stop(ti->private);
+	fault_held_stop(ti->private);
 }
 
 static void fault_resume(struct dm_target *ti)
 {
-	dmf_held_start(ti->private);
+	fault_held_start(ti->private);
 }
 
 static int fault_iterate_devices(struct dm_target *ti, iterate_devices_callout_fn fn,
@@ -596,7 +596,7 @@ static int fault_prepare_ioctl(struct dm_target *ti, struct block_device **bdev)
 	.features = DM_TARGET_NOWAIT,					\
 	.module = THIS_MODULE,						\
 	.ctr = tctr,							\
-	.dtr = dmf_ctx_destroy,						\
+	.dtr = fault_ctx_destroy,					\
 	.map = fault_map,						\
 	.end_io = fault_end_io,						\
 	.presuspend = fault_presuspend,					\
@@ -613,11 +613,11 @@ static int fault_prepare_ioctl(struct dm_target *ti, struct block_device **bdev)
  */
 static struct target_type fault_targets[] = {
 	FAULT_TARGET("fault", fault_ctr),
-	FAULT_TARGET("fault-flakey", dmf_flakey_ctr),
-	FAULT_TARGET("fault-delay", dmf_delay_ctr),
-	FAULT_TARGET("fault-error", dmf_error_ctr),
-	FAULT_TARGET("flakey", dmf_flakey_ctr),
-	FAULT_TARGET("delay", dmf_delay_ctr),
+	FAULT_TARGET("fault-flakey", fault_flakey_ctr),
+	FAULT_TARGET("fault-delay", fault_delay_ctr),
+	FAULT_TARGET("fault-error", fault_error_ctr),
+	FAULT_TARGET("flakey", fault_flakey_ctr),
+	FAULT_TARGET("delay", fault_delay_ctr),
 };
 
 #define FAULT_NR_OWN	4

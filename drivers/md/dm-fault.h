@@ -16,14 +16,14 @@
 #include <linux/workqueue.h>
 #include "dm-fault-rule.h"
 
-#define DMF_MAX_RULES	256
+#define FAULT_MAX_RULES	256
 
 /*
  * A rule as the I/O path sees it: configuration plus run-time state.  Each
  * rule set holding the rule and each bio it acts on hold a reference.
  */
-struct dmf_rule {
-	struct dmf_rule_cfg cfg;
+struct fault_rule {
+	struct fault_rule_cfg cfg;
 	struct kref ref;
 	blk_status_t status;
 	unsigned long start_jiffies;
@@ -37,25 +37,25 @@ struct dmf_rule {
  * union of its rules' operations and sector ranges: a bio outside both
  * cannot match any rule, skips the walk and is counted in @skipped.
  */
-struct dmf_ruleset {
+struct fault_ruleset {
 	struct rcu_head rcu;
 	u64 __percpu *skipped;
 	unsigned int nr;
 	unsigned int opmask;
 	u64 first, last;
-	struct dmf_rule *rules[];
+	struct fault_rule *rules[];
 };
 
-struct dmf_op_stats {
-	u64 bios[DMF_NR_OPS];
-	u64 bytes[DMF_NR_OPS];
-	u64 failed[DMF_NR_OPS];
-	u64 failed_bytes[DMF_NR_OPS];
+struct fault_op_stats {
+	u64 bios[FAULT_NR_OPS];
+	u64 bytes[FAULT_NR_OPS];
+	u64 failed[FAULT_NR_OPS];
+	u64 failed_bytes[FAULT_NR_OPS];
 };
 
-#define DMF_LOG_SIZE		64
+#define FAULT_LOG_SIZE		64
 
-struct dmf_log_entry {
+struct fault_log_entry {
 	u64 ns;				/* ktime_get_ns() at injection */
 	sector_t sector;
 	unsigned int bytes;
@@ -65,17 +65,17 @@ struct dmf_log_entry {
 };
 
 /* The table syntax a device was created with. */
-enum dmf_compat {
-	DMF_NATIVE,
-	DMF_FLAKEY,
-	DMF_DELAY,
-	DMF_ERROR,
+enum fault_compat {
+	FAULT_NATIVE,
+	FAULT_FLAKEY,
+	FAULT_DELAY,
+	FAULT_ERROR,
 };
 
 /* What a compatibility table said, to print it back. */
-struct dmf_compat_args {
+struct fault_compat_args {
 	unsigned int up, down;
-	unsigned long flags;		/* DMF_FL_* */
+	unsigned long flags;		/* FAULT_FL_* */
 	unsigned int corrupt_byte;	/* 1-based; 0: none */
 	unsigned int corrupt_value;
 	unsigned int corrupt_flags;
@@ -87,17 +87,17 @@ struct dmf_compat_args {
 
 struct fault_c {
 	struct dm_dev *dev;
-	enum dmf_compat compat;
-	struct dmf_compat_args cargs;
+	enum fault_compat compat;
+	struct fault_compat_args cargs;
 	sector_t start;
 	struct dm_target *ti;
 
 	/* dm-fault-rules.c */
-	struct dmf_ruleset __rcu *rules;
+	struct fault_ruleset __rcu *rules;
 	struct mutex lock;		/* serialises rule set updates */
 	unsigned int next_id;
 
-	struct dmf_op_stats __percpu *stats;
+	struct fault_op_stats __percpu *stats;
 
 	/* bios held by delay and stall rules */
 	spinlock_t held_lock;		/* protects held, release_*, held_timer_due */
@@ -116,12 +116,12 @@ struct fault_c {
 	spinlock_t log_lock;		/* protects the log ring */
 	unsigned int log_head;
 	unsigned int log_count;
-	struct dmf_log_entry log[DMF_LOG_SIZE];
+	struct fault_log_entry log[FAULT_LOG_SIZE];
 };
 
 /* Per-bio data */
-struct dmf_per_bio {
-	struct dmf_rule *rule;		/* rule that acted, holds a reference */
+struct fault_per_bio {
+	struct fault_rule *rule;		/* rule that acted, holds a reference */
 	struct bvec_iter iter;		/* the data as mapped, for read corruption */
 	struct list_head held;		/* on fc->held while delayed or stalled */
 	u64 due_ns;			/* when a held bio goes, U64_MAX: on release */
@@ -134,51 +134,51 @@ struct dmf_per_bio {
  * read under rcu_read_lock() (rcu_dereference(fc->rules)); these change it,
  * each under fc->lock, and return 0 or -errno with *error set.
  */
-struct dmf_rule *dmf_rule_alloc(struct fault_c *fc, char **error);
-void dmf_rule_get(struct dmf_rule *rule);
-void dmf_rule_put(struct dmf_rule *rule);
-bool dmf_rule_window_open(const struct dmf_rule *rule);
-u64 dmf_rule_seen(const struct dmf_rule *rule, u64 skipped);
-u64 dmf_ruleset_skipped(const struct dmf_ruleset *set);
-int dmf_rules_add(struct fault_c *fc, struct dmf_rule *rule, unsigned int *id, char **error);
-int dmf_rules_add_text(struct fault_c *fc, const char *text, unsigned int *id, char **error);
-int dmf_rules_replace(struct fault_c *fc, unsigned int id, const char *text, char **error);
-int dmf_rules_remove(struct fault_c *fc, unsigned int id, char **error);
-int dmf_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **error);
-void dmf_rules_clear_counters(struct fault_c *fc);
-void dmf_rules_destroy(struct fault_c *fc);
+struct fault_rule *fault_rule_alloc(struct fault_c *fc, char **error);
+void fault_rule_get(struct fault_rule *rule);
+void fault_rule_put(struct fault_rule *rule);
+bool fault_rule_window_open(const struct fault_rule *rule);
+u64 fault_rule_seen(const struct fault_rule *rule, u64 skipped);
+u64 fault_ruleset_skipped(const struct fault_ruleset *set);
+int fault_rules_add(struct fault_c *fc, struct fault_rule *rule, unsigned int *id, char **error);
+int fault_rules_add_text(struct fault_c *fc, const char *text, unsigned int *id, char **error);
+int fault_rules_replace(struct fault_c *fc, unsigned int id, const char *text, char **error);
+int fault_rules_remove(struct fault_c *fc, unsigned int id, char **error);
+int fault_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **error);
+void fault_rules_clear_counters(struct fault_c *fc);
+void fault_rules_destroy(struct fault_c *fc);
 
 /* dm-fault.c */
-int dmf_ctx_create(struct dm_target *ti, enum dmf_compat kind);
-void dmf_ctx_destroy(struct dm_target *ti);
-int dmf_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
-int dmf_read_arg(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
-		 char **error);
-int dmf_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
-		       char **error);
+int fault_ctx_create(struct dm_target *ti, enum fault_compat kind);
+void fault_ctx_destroy(struct dm_target *ti);
+int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
+int fault_read_arg(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
+		   char **error);
+int fault_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
+			 char **error);
 
 /* dm-fault-compat.c */
-int dmf_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);
-int dmf_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv);
-int dmf_error_ctr(struct dm_target *ti, unsigned int argc, char **argv);
-void dmf_compat_table(struct fault_c *fc, char *result, unsigned int maxlen);
+int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);
+int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv);
+int fault_error_ctr(struct dm_target *ti, unsigned int argc, char **argv);
+void fault_compat_table(struct fault_c *fc, char *result, unsigned int maxlen);
 
 /* dm-fault-actions.c */
-int dmf_act(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio);
-void dmf_act_end_io(struct fault_c *fc, struct dmf_per_bio *pb, struct bio *bio,
-		    blk_status_t *error);
-int dmf_held_init(struct fault_c *fc);
-void dmf_held_exit(struct fault_c *fc);
-void dmf_held_release(struct fault_c *fc, unsigned int rule_id);
-void dmf_held_stop(struct fault_c *fc);
-void dmf_held_start(struct fault_c *fc);
+int fault_act(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio);
+void fault_act_end_io(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio,
+		      blk_status_t *error);
+int fault_held_init(struct fault_c *fc);
+void fault_held_exit(struct fault_c *fc);
+void fault_held_release(struct fault_c *fc, unsigned int rule_id);
+void fault_held_stop(struct fault_c *fc);
+void fault_held_start(struct fault_c *fc);
 
 /*
  * Does a bio of @bytes at @sector touch sectors [@first, @last]?  A flush
  * without data touches only the whole disk, a range of [0, U64_MAX].
  */
-static inline bool dmf_sectors_overlap(u64 first, u64 last, sector_t sector,
-				       unsigned int bytes)
+static inline bool fault_sectors_overlap(u64 first, u64 last, sector_t sector,
+					 unsigned int bytes)
 {
 	if (!bytes)
 		return !first && last == U64_MAX;
@@ -186,34 +186,35 @@ static inline bool dmf_sectors_overlap(u64 first, u64 last, sector_t sector,
 }
 
 /* Could any rule of @set match this bio?  Its bounds cover all its rules'. */
-static inline bool dmf_ruleset_may_match(const struct dmf_ruleset *set, unsigned int opbits,
-					 sector_t sector, unsigned int bytes)
+static inline bool fault_ruleset_may_match(const struct fault_ruleset *set, unsigned int opbits,
+					   sector_t sector, unsigned int bytes)
 {
-	return (set->opmask & opbits) && dmf_sectors_overlap(set->first, set->last, sector, bytes);
+	return (set->opmask & opbits) &&
+	       fault_sectors_overlap(set->first, set->last, sector, bytes);
 }
 
 /**
- * dmf_rule_fires - does this rule act on this bio?
+ * fault_rule_fires - does this rule act on this bio?
  * @rule: the rule
- * @opbits: the bio's operation class bits (enum dmf_op, DMF_OPM_FUA)
+ * @opbits: the bio's operation class bits (enum fault_op, FAULT_OPM_FUA)
  * @sector: first sector, relative to the target
  * @bytes: the bio's size
  *
  * Called under rcu_read_lock() from map; takes no lock.  Inline: with many
  * rules the match tests are most of a bio's cost.
  */
-static inline bool dmf_rule_fires(struct dmf_rule *rule, unsigned int opbits,
-				  sector_t sector, unsigned int bytes)
+static inline bool fault_rule_fires(struct fault_rule *rule, unsigned int opbits,
+				    sector_t sector, unsigned int bytes)
 {
-	const struct dmf_rule_cfg *cfg = &rule->cfg;
+	const struct fault_rule_cfg *cfg = &rule->cfg;
 
 	this_cpu_inc(*rule->seen);
 	if (!READ_ONCE(cfg->enabled) || !(cfg->opmask & opbits) ||
-	    !dmf_sectors_overlap(cfg->first, cfg->last, sector, bytes))
+	    !fault_sectors_overlap(cfg->first, cfg->last, sector, bytes))
 		return false;
 	if (bytes < cfg->min_bytes || bytes > cfg->max_bytes)
 		return false;
-	if (unlikely(cfg->after_s || cfg->down_s) && !dmf_rule_window_open(rule))
+	if (unlikely(cfg->after_s || cfg->down_s) && !fault_rule_window_open(rule))
 		return false;
 	if (unlikely(cfg->skip) && atomic64_inc_return(&rule->skipped) <= cfg->skip)
 		return false;

@@ -10,25 +10,25 @@
 
 #include <linux/tracepoint.h>
 
-#define dmf_show_op(op)						\
+#define fault_show_op(op)						\
 	__print_symbolic(op,					\
-			 { DMF_OP_READ, "read" },		\
-			 { DMF_OP_WRITE, "write" },		\
-			 { DMF_OP_FLUSH, "flush" },		\
-			 { DMF_OP_DISCARD, "discard" },		\
-			 { DMF_OP_WRITE_ZEROES, "write-zeroes" },	\
-			 { DMF_OP_OTHER, "other" })
+			 { FAULT_OP_READ, "read" },		\
+			 { FAULT_OP_WRITE, "write" },		\
+			 { FAULT_OP_FLUSH, "flush" },		\
+			 { FAULT_OP_DISCARD, "discard" },		\
+			 { FAULT_OP_WRITE_ZEROES, "write-zeroes" },	\
+			 { FAULT_OP_OTHER, "other" })
 
-#define dmf_show_action(action)					\
+#define fault_show_action(action)					\
 	__print_symbolic(action,				\
-			 { DMF_ACT_ERROR, "error" },		\
-			 { DMF_ACT_DROP, "drop" },		\
-			 { DMF_ACT_CORRUPT, "corrupt" },	\
-			 { DMF_ACT_DELAY, "delay" },		\
-			 { DMF_ACT_STALL, "stall" },		\
-			 { DMF_ACT_TORN, "torn" })
+			 { FAULT_ACT_ERROR, "error" },		\
+			 { FAULT_ACT_DROP, "drop" },		\
+			 { FAULT_ACT_CORRUPT, "corrupt" },	\
+			 { FAULT_ACT_DELAY, "delay" },		\
+			 { FAULT_ACT_STALL, "stall" },		\
+			 { FAULT_ACT_TORN, "torn" })
 
-TRACE_EVENT(dmf_inject,
+TRACE_EVENT(fault_inject,
 	TP_PROTO(dev_t dev, unsigned int rule, unsigned int action, unsigned int op,
 		 sector_t sector, unsigned int bytes, int error),
 
@@ -56,7 +56,7 @@ TRACE_EVENT(dmf_inject,
 
 	TP_printk("dev=%d:%d rule=%u action=%s op=%s sector=%llu bytes=%u error=%d",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->rule,
-		  dmf_show_action(__entry->action), dmf_show_op(__entry->op),
+		  fault_show_action(__entry->action), fault_show_op(__entry->op),
 		  (unsigned long long)__entry->sector, __entry->bytes, __entry->error)
 );
 

@@ -4,9 +4,9 @@
  * parse.c, the file the module and the dmfault tool compile, built here
  * unchanged against tools/kshim):
  *
- *  - dmf_rule_cfg_parse() either refuses with a reason and a span that
+ *  - fault_rule_cfg_parse() either refuses with a reason and a span that
  *    lies inside the text, or accepts;
- *  - an accepted rule prints (dmf_rule_cfg_format()) as one word that
+ *  - an accepted rule prints (fault_rule_cfg_format()) as one word that
  *    parses back to the same configuration, and prints the same again.
  *
  * A broken invariant aborts; libFuzzer saves the input as crash-<sha1>.
@@ -24,18 +24,18 @@ static void __noreturn fz_fail(const char *input, const char *what, const char *
 	abort();
 }
 
-static int fz_parse(const char *text, struct dmf_rule_cfg *cfg, struct dmf_rule_err *err)
+static int fz_parse(const char *text, struct fault_rule_cfg *cfg, struct fault_rule_err *err)
 {
-	int r = dmf_rule_cfg_init(cfg);
+	int r = fault_rule_cfg_init(cfg);
 
 	if (r)
 		return r;
 	memset(err, 0, sizeof(*err));
-	return dmf_rule_cfg_parse(cfg, text, err);
+	return fault_rule_cfg_parse(cfg, text, err);
 }
 
 /* The configuration as given, field by field (not the run-time state). */
-static bool fz_same(const struct dmf_rule_cfg *a, const struct dmf_rule_cfg *b)
+static bool fz_same(const struct fault_rule_cfg *a, const struct fault_rule_cfg *b)
 {
 	const struct dmf_attr *x = &a->attr, *y = &b->attr;
 
@@ -56,23 +56,23 @@ static bool fz_same(const struct dmf_rule_cfg *a, const struct dmf_rule_cfg *b)
 
 static void fz_rule(const char *text)
 {
-	struct dmf_rule_cfg a, b;
-	struct dmf_rule_err err;
+	struct fault_rule_cfg a, b;
+	struct fault_rule_err err;
 	char pa[512], pb[512];
 	int r;
 
 	r = fz_parse(text, &a, &err);
 	if (r == -ENOMEM) {
-		dmf_rule_cfg_destroy(&a);
+		fault_rule_cfg_destroy(&a);
 		return;
 	}
 	if (r) {
 		if (r != -EINVAL || !err.reason || err.pos + err.len > strlen(text))
 			fz_fail(text, "refusal", err.reason ? err.reason : "no reason");
-		dmf_rule_cfg_destroy(&a);
+		fault_rule_cfg_destroy(&a);
 		return;
 	}
-	if (dmf_rule_cfg_format(&a, pa, sizeof(pa)) >= (int)sizeof(pa) - 1)
+	if (fault_rule_cfg_format(&a, pa, sizeof(pa)) >= (int)sizeof(pa) - 1)
 		fz_fail(text, "printed rule does not fit", pa);
 	if (strpbrk(pa, " \t\n"))
 		fz_fail(text, "printed rule has white space", pa);
@@ -81,11 +81,11 @@ static void fz_rule(const char *text)
 		fz_fail(text, "printed rule refused", pa);
 	if (!fz_same(&a, &b))
 		fz_fail(text, "printed rule reads back differently", pa);
-	dmf_rule_cfg_format(&b, pb, sizeof(pb));
+	fault_rule_cfg_format(&b, pb, sizeof(pb));
 	if (strcmp(pa, pb))
 		fz_fail(text, "printed twice differently", pb);
-	dmf_rule_cfg_destroy(&a);
-	dmf_rule_cfg_destroy(&b);
+	fault_rule_cfg_destroy(&a);
+	fault_rule_cfg_destroy(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

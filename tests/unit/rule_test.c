@@ -7,15 +7,15 @@
 #include "../../drivers/md/dm-fault-rule.h"
 #include "ktap.h"
 
-static int parse(const char *text, struct dmf_rule_cfg *cfg, const char **err)
+static int parse(const char *text, struct fault_rule_cfg *cfg, const char **err)
 {
-	struct dmf_rule_err e = { };
+	struct fault_rule_err e = { };
 	int r;
 
-	r = dmf_rule_cfg_init(cfg);
+	r = fault_rule_cfg_init(cfg);
 	if (r)
 		return r;
-	r = dmf_rule_cfg_parse(cfg, text, &e);
+	r = fault_rule_cfg_parse(cfg, text, &e);
 	*err = e.reason;
 	return r;
 }
@@ -23,7 +23,7 @@ static int parse(const char *text, struct dmf_rule_cfg *cfg, const char **err)
 /* Parse, print, parse the print, print again: both prints agree. */
 static void roundtrip(const char *text)
 {
-	struct dmf_rule_cfg a, b;
+	struct fault_rule_cfg a, b;
 	char pa[512], pb[512];
 	const char *err;
 	int r;
@@ -31,16 +31,16 @@ static void roundtrip(const char *text)
 	r = parse(text, &a, &err);
 	ktap_check(!r, "'%s' rejected: %s", text, err ? err : "?");
 	if (r) {
-		dmf_rule_cfg_destroy(&a);
+		fault_rule_cfg_destroy(&a);
 		return;
 	}
-	dmf_rule_cfg_format(&a, pa, sizeof(pa));
+	fault_rule_cfg_format(&a, pa, sizeof(pa));
 	r = parse(pa, &b, &err);
 	ktap_check(!r, "printed '%s' rejected: %s", pa, err ? err : "?");
-	dmf_rule_cfg_format(&b, pb, sizeof(pb));
+	fault_rule_cfg_format(&b, pb, sizeof(pb));
 	ktap_check(!strcmp(pa, pb), "'%s' printed '%s' then '%s'", text, pa, pb);
-	dmf_rule_cfg_destroy(&a);
-	dmf_rule_cfg_destroy(&b);
+	fault_rule_cfg_destroy(&a);
+	fault_rule_cfg_destroy(&b);
 }
 
 static void test_roundtrip(void)
@@ -72,42 +72,42 @@ static void test_roundtrip(void)
 
 static void test_fields(void)
 {
-	struct dmf_rule_cfg c;
+	struct fault_rule_cfg c;
 	const char *err;
 
 	KTAP_EXPECT_INT_EQ(parse("error:op=read+fua,sectors=10-20,size=1k-2m", &c, &err), 0);
-	KTAP_EXPECT_INT_EQ(c.action, DMF_ACT_ERROR);
-	KTAP_EXPECT(c.opmask == (BIT(DMF_OP_READ) | DMF_OPM_FUA));
+	KTAP_EXPECT_INT_EQ(c.action, FAULT_ACT_ERROR);
+	KTAP_EXPECT(c.opmask == (BIT(FAULT_OP_READ) | FAULT_OPM_FUA));
 	KTAP_EXPECT_U64_EQ(c.first, 10);
 	KTAP_EXPECT_U64_EQ(c.last, 20);
 	KTAP_EXPECT_U64_EQ(c.min_bytes, 1024);
 	KTAP_EXPECT_U64_EQ(c.max_bytes, 2 << 20);
 	KTAP_EXPECT(c.attr.prob.num == 1 && c.attr.prob.den == 1);
-	dmf_rule_cfg_destroy(&c);
+	fault_rule_cfg_destroy(&c);
 
 	KTAP_EXPECT_INT_EQ(parse("drop", &c, &err), 0);
-	KTAP_EXPECT(c.opmask == DMF_OPM_WRITES);
-	dmf_rule_cfg_destroy(&c);
+	KTAP_EXPECT(c.opmask == FAULT_OPM_WRITES);
+	fault_rule_cfg_destroy(&c);
 
 	KTAP_EXPECT_INT_EQ(parse("corrupt", &c, &err), 0);
-	KTAP_EXPECT(c.opmask == BIT(DMF_OP_READ));
+	KTAP_EXPECT(c.opmask == BIT(FAULT_OP_READ));
 	KTAP_EXPECT_INT_EQ(c.byte, -1);
-	dmf_rule_cfg_destroy(&c);
+	fault_rule_cfg_destroy(&c);
 
 	KTAP_EXPECT_INT_EQ(parse("delay:delay=10,jitter=250us,dist=exp", &c, &err), 0);
 	KTAP_EXPECT_U64_EQ(c.delay_ns, 10000000);
 	KTAP_EXPECT_U64_EQ(c.jitter_ns, 250000);
-	KTAP_EXPECT_INT_EQ(c.dist, DMF_DIST_EXP);
-	dmf_rule_cfg_destroy(&c);
+	KTAP_EXPECT_INT_EQ(c.dist, FAULT_DIST_EXP);
+	fault_rule_cfg_destroy(&c);
 
 	KTAP_EXPECT_INT_EQ(parse("error:size=64k-", &c, &err), 0);
 	KTAP_EXPECT_U64_EQ(c.min_bytes, 65536);
 	KTAP_EXPECT_U64_EQ(c.max_bytes, U32_MAX);
-	dmf_rule_cfg_destroy(&c);
+	fault_rule_cfg_destroy(&c);
 
 	KTAP_EXPECT_INT_EQ(parse("error:sectors=42", &c, &err), 0);
 	KTAP_EXPECT(c.first == 42 && c.last == 42);
-	dmf_rule_cfg_destroy(&c);
+	fault_rule_cfg_destroy(&c);
 }
 
 static void test_rejects(void)
@@ -151,7 +151,7 @@ static void test_rejects(void)
 		{ "error:times=-2", "Invalid value in rule" },
 		{ "error:interval=0", "Invalid value in rule" },
 	};
-	struct dmf_rule_cfg c;
+	struct fault_rule_cfg c;
 	const char *err;
 	unsigned int i;
 	char big[400];
@@ -162,14 +162,14 @@ static void test_rejects(void)
 		ktap_check(r == -EINVAL, "'%s' gave %d", bad[i].text, r);
 		ktap_check(err && !strcmp(err, bad[i].error), "'%s': error '%s', want '%s'",
 			   bad[i].text, err ? err : "(none)", bad[i].error);
-		dmf_rule_cfg_destroy(&c);
+		fault_rule_cfg_destroy(&c);
 	}
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	memcpy(big, "error:", 6);
 	KTAP_EXPECT_INT_EQ(parse(big, &c, &err), -EINVAL);
 	KTAP_EXPECT_STR_EQ(err, "Rule too long");
-	dmf_rule_cfg_destroy(&c);
+	fault_rule_cfg_destroy(&c);
 }
 
 /* The refusal points at the part of the text it is about. */
@@ -185,21 +185,21 @@ static void test_error_position(void)
 		{ "corrupt:bits=1,byte=2", "corrupt:bits=1,byte=2",
 		  "corrupt takes bits= or byte=, not both" },
 	};
-	struct dmf_rule_cfg c;
+	struct fault_rule_cfg c;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
-		struct dmf_rule_err e = { };
+		struct fault_rule_err e = { };
 		int r;
 
-		dmf_rule_cfg_init(&c);
-		r = dmf_rule_cfg_parse(&c, t[i].text, &e);
+		fault_rule_cfg_init(&c);
+		r = fault_rule_cfg_parse(&c, t[i].text, &e);
 		ktap_check(r == -EINVAL && e.reason && !strcmp(e.reason, t[i].reason) &&
 			   e.len == strlen(t[i].part) &&
 			   !strncmp(t[i].text + e.pos, t[i].part, e.len),
 			   "'%s': refused at '%.*s' (%s), want '%s'", t[i].text, (int)e.len,
 			   t[i].text + e.pos, e.reason ? e.reason : "-", t[i].part);
-		dmf_rule_cfg_destroy(&c);
+		fault_rule_cfg_destroy(&c);
 	}
 }
 
@@ -208,20 +208,20 @@ static void test_durations(void)
 	char buf[32];
 	u64 ns;
 
-	KTAP_EXPECT_INT_EQ(dmf_parse_duration("7", &ns), 0);
+	KTAP_EXPECT_INT_EQ(fault_parse_duration("7", &ns), 0);
 	KTAP_EXPECT_U64_EQ(ns, 7000000);
-	KTAP_EXPECT_INT_EQ(dmf_parse_duration("3s", &ns), 0);
+	KTAP_EXPECT_INT_EQ(fault_parse_duration("3s", &ns), 0);
 	KTAP_EXPECT_U64_EQ(ns, 3000000000ULL);
-	KTAP_EXPECT_INT_EQ(dmf_parse_duration("86400s", &ns), 0);
-	KTAP_EXPECT_INT_EQ(dmf_parse_duration("", &ns), -EINVAL);
-	KTAP_EXPECT_INT_EQ(dmf_parse_duration("ms", &ns), -EINVAL);
-	KTAP_EXPECT_INT_EQ(dmf_parse_duration("1.5ms", &ns), -EINVAL);
-	KTAP_EXPECT_INT_EQ(dmf_parse_duration("99999999999999999999999", &ns), -EINVAL);
-	dmf_format_duration(1500, buf, sizeof(buf));
+	KTAP_EXPECT_INT_EQ(fault_parse_duration("86400s", &ns), 0);
+	KTAP_EXPECT_INT_EQ(fault_parse_duration("", &ns), -EINVAL);
+	KTAP_EXPECT_INT_EQ(fault_parse_duration("ms", &ns), -EINVAL);
+	KTAP_EXPECT_INT_EQ(fault_parse_duration("1.5ms", &ns), -EINVAL);
+	KTAP_EXPECT_INT_EQ(fault_parse_duration("99999999999999999999999", &ns), -EINVAL);
+	fault_format_duration(1500, buf, sizeof(buf));
 	KTAP_EXPECT_STR_EQ(buf, "1500ns");
-	dmf_format_duration(2000000000, buf, sizeof(buf));
+	fault_format_duration(2000000000, buf, sizeof(buf));
 	KTAP_EXPECT_STR_EQ(buf, "2s");
-	dmf_format_duration(0, buf, sizeof(buf));
+	fault_format_duration(0, buf, sizeof(buf));
 	KTAP_EXPECT_STR_EQ(buf, "0ms");
 }
 
@@ -236,7 +236,7 @@ static void test_exp_sample(void)
 
 		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		x = dmf_exp_sample(z ^ (z >> 31), mean);
+		x = fault_exp_sample(z ^ (z >> 31), mean);
 		sum += x;
 		over3 += x > 3 * mean;
 		ktap_check(x <= 32 * mean, "sample %llu over the cap", (unsigned long long)x);
@@ -246,7 +246,7 @@ static void test_exp_sample(void)
 		   "mean %llu", (unsigned long long)(sum / n));
 	ktap_check(over3 > n * 45 / 1000 && over3 < n * 55 / 1000, "tail %llu of %llu",
 		   (unsigned long long)over3, (unsigned long long)n);
-	KTAP_EXPECT_U64_EQ(dmf_exp_sample(0, 10), 320);
+	KTAP_EXPECT_U64_EQ(fault_exp_sample(0, 10), 320);
 }
 
 static const struct ktap_case cases[] = {

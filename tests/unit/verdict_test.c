@@ -48,15 +48,15 @@ static int tool_verdict(const char *rule, char *out, size_t olen, char *err, siz
 /* Both sides on one rule; @want: 1 accepted, 0 refused, -1 no expectation. */
 static void agree(const char *rule, int want)
 {
-	struct dmf_rule_err kerr = { };
-	struct dmf_rule_cfg cfg;
+	struct fault_rule_err kerr = { };
+	struct fault_rule_cfg cfg;
 	char out[1024], err[1024], line[600];
 	int kr, rc;
 	bool ok;
 
-	dmf_rule_cfg_init(&cfg);
-	kr = dmf_rule_cfg_parse(&cfg, rule, &kerr);
-	dmf_rule_cfg_destroy(&cfg);
+	fault_rule_cfg_init(&cfg);
+	kr = fault_rule_cfg_parse(&cfg, rule, &kerr);
+	fault_rule_cfg_destroy(&cfg);
 	rc = tool_verdict(rule, out, sizeof(out), err, sizeof(err));
 	if (!kr) {
 		snprintf(line, sizeof(line), "0 2048 fault 1:1 0 1 %s\n", rule);

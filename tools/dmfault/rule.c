@@ -35,8 +35,8 @@ static int dft_rule_fail(struct dft_rule_err *err, const char *text, size_t pos,
  */
 int dft_rule_check(const char *rule, struct dft_rule_err *err)
 {
-	struct dmf_rule_err kerr = { };
-	struct dmf_rule_cfg cfg;
+	struct fault_rule_err kerr = { };
+	struct fault_rule_cfg cfg;
 	const char *p;
 	int r;
 
@@ -44,11 +44,11 @@ int dft_rule_check(const char *rule, struct dft_rule_err *err)
 		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 			return dft_rule_fail(err, rule, 0, strlen(rule),
 					     "a rule cannot contain white space");
-	r = dmf_rule_cfg_init(&cfg);
+	r = fault_rule_cfg_init(&cfg);
 	if (r)
 		return r;
-	r = dmf_rule_cfg_parse(&cfg, rule, &kerr);
-	dmf_rule_cfg_destroy(&cfg);
+	r = fault_rule_cfg_parse(&cfg, rule, &kerr);
+	fault_rule_cfg_destroy(&cfg);
 	if (r)
 		return dft_rule_fail(err, rule, kerr.pos, kerr.len, kerr.reason);
 	return 0;
@@ -56,9 +56,9 @@ int dft_rule_check(const char *rule, struct dft_rule_err *err)
 
 bool dft_is_status_name(const char *s)
 {
-	enum dmf_status st;
+	enum fault_sts st;
 
-	return !dmf_parse_status(s, &st);
+	return !fault_parse_status(s, &st);
 }
 
 /* "read", "read+write", "any": an op= value the target reads. */
@@ -70,7 +70,7 @@ bool dft_is_op_list(const char *s)
 	if (strlen(s) >= sizeof(tmp))
 		return false;
 	strcpy(tmp, s);
-	return !dmf_parse_ops(tmp, &mask);
+	return !fault_parse_ops(tmp, &mask);
 }
 
 /* A duration as the target reads one: 10 (ms), 10ms, 250us, 1500ns, 2s. */
@@ -79,7 +79,7 @@ int dft_parse_duration(const char *s, uint64_t *ns)
 	u64 v;
 	int r;
 
-	r = dmf_parse_duration(s, &v);
+	r = fault_parse_duration(s, &v);
 	if (!r)
 		*ns = v;
 	return r;

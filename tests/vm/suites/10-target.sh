@@ -260,16 +260,16 @@ dmsetup remove sn
 
 # --- tracepoint ------------------------------------------------------------
 T=/sys/kernel/tracing
-if [ -d $T/events/dm_fault/dmf_inject ]; then
+if [ -d $T/events/dm_fault/fault_inject ]; then
 	dm_create tp "0 $S fault $NB 0 1 error:op=read,sectors=0-7"
-	echo 1 > $T/events/dm_fault/dmf_inject/enable
+	echo 1 > $T/events/dm_fault/fault_inject/enable
 	echo > $T/trace
 	dd if=/dev/mapper/tp of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null
-	echo 0 > $T/events/dm_fault/dmf_inject/enable
+	echo 0 > $T/events/dm_fault/fault_inject/enable
 	check "tracepoint: one event per injection" grep -q "rule=1 action=error op=read sector=0 bytes=4096 error=-5" $T/trace
 	dmsetup remove tp
 else
-	fail "tracepoint dm_fault/dmf_inject exists"
+	fail "tracepoint dm_fault/fault_inject exists"
 fi
 
 # --- teardown ----------------------------------------------------------------
