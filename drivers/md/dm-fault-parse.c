@@ -107,8 +107,8 @@ static int fault_parse_u32(const char *s, u32 *v)
 	return 0;
 }
 
-/* Bytes with an optional binary unit: 4096, 4k, 1m, 1g. */
-static int fault_parse_bytes(const char *s, u32 *v)
+/* Bytes with an optional binary unit, at most @max: 4096, 4k, 1m, 1g. */
+static int fault_parse_size(const char *s, u64 max, u64 *v)
 {
 	char num[24];
 	size_t n = strlen(s);
@@ -131,9 +131,19 @@ static int fault_parse_bytes(const char *s, u32 *v)
 	}
 	if (shift)
 		num[n - 1] = '\0';
-	if (kstrtou64(num, 10, &x) || x > (U32_MAX >> shift))
+	if (kstrtou64(num, 10, &x) || x > (max >> shift))
 		return -EINVAL;
 	*v = x << shift;
+	return 0;
+}
+
+static int fault_parse_bytes(const char *s, u32 *v)
+{
+	u64 x;
+
+	if (fault_parse_size(s, U32_MAX, &x))
+		return -EINVAL;
+	*v = x;
 	return 0;
 }
 
@@ -218,7 +228,7 @@ u64 fault_exp_sample(u64 draw, u64 mean)
 static int fault_parse_range(char *s, bool bytes, u64 *a, u64 *b)
 {
 	char *dash = strchr(s, '-');
-	u32 a32, b32;
+	u32 a32 = 0, b32 = 0;
 	int r;
 
 	if (dash)
@@ -648,5 +658,151 @@ int fault_rule_cfg_format(const struct fault_rule_cfg *cfg, char *buf, size_t le
 	if (!cfg->enabled)
 		n += scnprintf(buf + n, len - n, "enabled=0,");
 	n += dmf_attr_format(&cfg->attr, buf + n, len - n);
+	return n;
+}
+
+static const char * const fault_lose_names[FAULT_NR_LOSE] = {
+	[FAULT_LOSE_ALL] = "all",
+	[FAULT_LOSE_NONE] = "none",
+	[FAULT_LOSE_WRITES] = "writes",
+	[FAULT_LOSE_SECTORS] = "sectors",
+};
+
+static const char * const fault_trigger_names[FAULT_NR_TRIGGERS] = {
+	[FAULT_TRIG_NONE] = "none",
+	[FAULT_TRIG_FLUSH] = "flush",
+	[FAULT_TRIG_WRITE] = "write",
+	[FAULT_TRIG_BYTES] = "bytes",
+};
+
+const char *fault_lose_name(enum fault_lose lose)
+{
+	return lose < FAULT_NR_LOSE ? fault_lose_names[lose] : "?";
+}
+
+static int fault_name_index(const char * const *names, unsigned int n, const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+void fault_cache_cfg_init(struct fault_cache_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->limit = FAULT_CACHE_LIMIT_DEF;
+	cfg->lose = FAULT_LOSE_ALL;
+}
+
+/* after=flush:<n>, write:<n>, bytes:<size>, or none */
+static int fault_parse_trigger(struct fault_cache_cfg *cfg, char *val, const char **error)
+{
+	char *n = strchr(val, ':');
+	int t;
+
+	if (n)
+		*n++ = '\0';
+	t = fault_name_index(fault_trigger_names, FAULT_NR_TRIGGERS, val);
+	if (t < 0) {
+		*error = "Unknown crash trigger (flush, write, bytes, none)";
+		return -EINVAL;
+	}
+	if (t == FAULT_TRIG_NONE && !n) {
+		cfg->after = FAULT_TRIG_NONE;
+		cfg->after_n = 0;
+		return 0;
+	}
+	if (t == FAULT_TRIG_NONE || !n ||
+	    (t == FAULT_TRIG_BYTES ? fault_parse_size(n, U64_MAX, &cfg->after_n) :
+	     kstrtou64(n, 10, &cfg->after_n)) || !cfg->after_n) {
+		*error = "Crash trigger is <flush|write|bytes>:<count of 1 or more>";
+		return -EINVAL;
+	}
+	cfg->after = t;
+	return 0;
+}
+
+/**
+ * fault_cache_cfg_parse - parse one key=value word of the cache options
+ * @cfg: initialised by fault_cache_cfg_init(); the key's field is set
+ * @word: limit=<size>, lose=<all|none|writes|sectors>, seed=<u64> or
+ *        after=<flush|write|bytes>:<n>
+ * @keys: FAULT_CKEY_* bits: the keys this context takes
+ * @error: on failure, a static string naming the problem
+ *
+ * Return: 0 or -EINVAL.
+ */
+int fault_cache_cfg_parse(struct fault_cache_cfg *cfg, const char *word, unsigned int keys,
+			  const char **error)
+{
+	char buf[64], *val;
+	int i;
+
+	if (strlen(word) >= sizeof(buf)) {
+		*error = "Cache option too long";
+		return -EINVAL;
+	}
+	strcpy(buf, word);
+	val = strchr(buf, '=');
+	if (!val || val == buf || !val[1]) {
+		*error = "Cache options are key=value";
+		return -EINVAL;
+	}
+	*val++ = '\0';
+	if ((keys & FAULT_CKEY_LIMIT) && !strcmp(buf, "limit")) {
+		if (fault_parse_size(val, U64_MAX, &cfg->limit) ||
+		    cfg->limit < FAULT_CACHE_LIMIT_MIN) {
+			*error = "Invalid cache limit (64k or more, units k, m, g)";
+			return -EINVAL;
+		}
+	} else if ((keys & FAULT_CKEY_LOSE) && !strcmp(buf, "lose")) {
+		i = fault_name_index(fault_lose_names, FAULT_NR_LOSE, val);
+		if (i < 0) {
+			*error = "Unknown crash policy (all, none, writes, sectors)";
+			return -EINVAL;
+		}
+		cfg->lose = i;
+	} else if ((keys & FAULT_CKEY_SEED) && !strcmp(buf, "seed")) {
+		if (kstrtou64(val, 0, &cfg->seed)) {
+			*error = "Invalid crash seed";
+			return -EINVAL;
+		}
+	} else if ((keys & FAULT_CKEY_AFTER) && !strcmp(buf, "after")) {
+		if (fault_parse_trigger(cfg, val, error))
+			return -EINVAL;
+	} else {
+		*error = "Unknown cache option";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * fault_cache_cfg_format - print the options in @keys that differ from the
+ * defaults, as words fault_cache_cfg_parse() reads, each after a space
+ * @cfg: the options
+ * @keys: FAULT_CKEY_* bits
+ * @buf: output
+ * @len: size of @buf
+ *
+ * Return: characters written, as scnprintf().
+ */
+int fault_cache_cfg_format(const struct fault_cache_cfg *cfg, unsigned int keys, char *buf,
+			   size_t len)
+{
+	int n = 0;
+
+	if ((keys & FAULT_CKEY_LIMIT) && cfg->limit != FAULT_CACHE_LIMIT_DEF)
+		n += scnprintf(buf + n, len - n, " limit=%llu", cfg->limit);
+	if ((keys & FAULT_CKEY_AFTER) && cfg->after != FAULT_TRIG_NONE)
+		n += scnprintf(buf + n, len - n, " after=%s:%llu",
+			       fault_trigger_names[cfg->after], cfg->after_n);
+	if ((keys & FAULT_CKEY_LOSE) && cfg->lose != FAULT_LOSE_ALL)
+		n += scnprintf(buf + n, len - n, " lose=%s", fault_lose_names[cfg->lose]);
+	if ((keys & FAULT_CKEY_SEED) && cfg->seed)
+		n += scnprintf(buf + n, len - n, " seed=%llu", cfg->seed);
 	return n;
 }

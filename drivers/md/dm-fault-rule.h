@@ -98,6 +98,53 @@ struct fault_rule_err {
 	size_t pos, len;
 };
 
+/* What a power cut does to the writes the cache holds. */
+enum fault_lose {
+	FAULT_LOSE_ALL,		/* every write not yet durable is lost */
+	FAULT_LOSE_NONE,	/* all reach the disk: a clean shutdown */
+	FAULT_LOSE_WRITES,	/* each write kept or lost whole, by the seed */
+	FAULT_LOSE_SECTORS,	/* each sector kept or lost: torn writes */
+	FAULT_NR_LOSE
+};
+
+/* A crash that happens by itself, counted from the last mark. */
+enum fault_trigger {
+	FAULT_TRIG_NONE,
+	FAULT_TRIG_FLUSH,	/* once the n-th flush has completed */
+	FAULT_TRIG_WRITE,	/* once the n-th write is cached */
+	FAULT_TRIG_BYTES,	/* once n bytes have been written */
+	FAULT_NR_TRIGGERS
+};
+
+#define FAULT_CACHE_LIMIT_DEF	(64ULL << 20)
+#define FAULT_CACHE_LIMIT_MIN	(64ULL << 10)
+
+/*
+ * The volatile write cache: its memory limit and the crash policy, which
+ * the table, "cache on" and "crash" messages set with key=value words.
+ */
+struct fault_cache_cfg {
+	u64 limit;			/* bytes of memory, pages and bookkeeping */
+	enum fault_lose lose;
+	u64 seed;
+	enum fault_trigger after;
+	u64 after_n;			/* 1 or more with a trigger */
+};
+
+void fault_cache_cfg_init(struct fault_cache_cfg *cfg);
+int fault_cache_cfg_parse(struct fault_cache_cfg *cfg, const char *word, unsigned int keys,
+			  const char **error);
+int fault_cache_cfg_format(const struct fault_cache_cfg *cfg, unsigned int keys, char *buf,
+			   size_t len);
+const char *fault_lose_name(enum fault_lose lose);
+
+/* the keys each use of fault_cache_cfg_parse() allows */
+#define FAULT_CKEY_LIMIT	BIT(0)
+#define FAULT_CKEY_LOSE		BIT(1)
+#define FAULT_CKEY_SEED		BIT(2)
+#define FAULT_CKEY_AFTER	BIT(3)
+#define FAULT_CKEY_ALL		(BIT(4) - 1)
+
 int fault_rule_cfg_init(struct fault_rule_cfg *cfg);
 void fault_rule_cfg_destroy(struct fault_rule_cfg *cfg);
 int fault_rule_cfg_parse(struct fault_rule_cfg *cfg, const char *text, struct fault_rule_err *err);

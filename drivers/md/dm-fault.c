@@ -120,10 +120,49 @@ int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 	return r;
 }
 
+/* "cache [<key>=<value>...]": the feature group after the rules. */
+static int fault_ctr_features(struct fault_c *fc, struct dm_arg_set *as)
+{
+	static const struct dm_arg _args[] = {
+		{1, 5, "Invalid number of feature args"},
+	};
+	struct dm_target *ti = fc->ti;
+	const char *error;
+	unsigned int n, i;
+	int r;
+
+	/* a word where a rule count said none: the old refusal */
+	if (!isdigit(*as->argv[0])) {
+		ti->error = "Rule count does not match the rules given";
+		return -EINVAL;
+	}
+	r = fault_read_arg_group(_args, as, &n, &ti->error);
+	if (r)
+		return r;
+	if (strcasecmp(dm_shift_arg(as), "cache")) {
+		ti->error = "Unknown feature (cache)";
+		return -EINVAL;
+	}
+	fault_cache_cfg_init(&fc->cache_table);
+	for (i = 1; i < n; i++) {
+		if (fault_cache_cfg_parse(&fc->cache_table, dm_shift_arg(as),
+					  FAULT_CKEY_ALL, &error)) {
+			ti->error = (char *)error;
+			return -EINVAL;
+		}
+	}
+	if (as->argc) {
+		ti->error = "Words after the feature args";
+		return -EINVAL;
+	}
+	fc->cache_in_table = true;
+	return fault_cache_create(fc, &fc->cache_table, &ti->error);
+}
+
 /*
  * Construct a fault mapping:
  *
- *   <dev> <offset> [<#rules> <rule>...]
+ *   <dev> <offset> [<#rules> <rule>... [<#features> cache [<key>=<value>...]]]
  *
  *   <rule> := <action>[:<key>=<value>[,<key>=<value>]...]
  *
@@ -149,23 +188,30 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = fault_ctx_open(ti->private, &as);
 	if (r)
 		goto bad;
+	/* a write cache of our own, when on: flush and FUA must reach us */
+	ti->flush_supported = true;
 	if (as.argc) {
 		r = fault_read_arg(_args, &as, &nr, &ti->error);
 		if (r)
 			goto bad;
-		if (nr != as.argc) {
+		if (nr > as.argc) {
 			ti->error = "Rule count does not match the rules given";
 			r = -EINVAL;
 			goto bad;
 		}
 	}
-	while (as.argc) {
+	while (nr--) {
 		text = dm_shift_arg(&as);
 		r = fault_rules_add_text(ti->private, text, NULL, &ti->error);
 		if (r) {
 			DMERR("rule '%s': %s", text, ti->error);
 			goto bad;
 		}
+	}
+	if (as.argc) {
+		r = fault_ctr_features(ti->private, &as);
+		if (r)
+			goto bad;
 	}
 	return 0;
 
@@ -185,6 +231,7 @@ void fault_ctx_destroy(struct dm_target *ti)
 	if (!fc)
 		return;
 	/* No I/O can be in flight: the rules go at once. */
+	fault_cache_destroy(fc);
 	fault_held_exit(fc);
 	bioset_exit(&fc->bs);
 	fault_rules_destroy(fc);
@@ -258,6 +305,7 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	struct fault_op_stats *st;
 	struct fault_ruleset *set;
 	unsigned int opbits, i;
+	int r;
 
 	pb->rule = NULL;
 	pb->bytes = bio->bi_iter.bi_size;
@@ -293,10 +341,15 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 		if (bio_sectors(bio))
 			bio->bi_iter.bi_sector = fc->start + sector;
 	}
-	if (unlikely(pb->rule)) {
+	if (unlikely(pb->rule))
 		fault_log(fc, pb->rule, pb->op, sector, pb->bytes);
-		return fault_act(fc, pb, bio);
+	if (unlikely(fc->cache)) {
+		r = fault_cache_map(fc, pb, bio, sector);
+		if (r >= 0)
+			return r;
 	}
+	if (unlikely(pb->rule))
+		return fault_act(fc, pb, bio);
 	return DM_MAPIO_REMAPPED;
 }
 
@@ -381,6 +434,7 @@ static void fault_emit_counters(struct fault_c *fc, struct fault_ruleset *set, b
 	}
 	if (!readable)
 		DMEMIT(" %u", held);
+	fault_cache_emit(fc, readable, result, maxlen, &sz);
 }
 
 static void fault_status(struct dm_target *ti, status_type_t type,
@@ -402,14 +456,13 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 			break;
 		}
 		DMEMIT("%s %llu", fc->dev->name, (unsigned long long)fc->start);
-		if (set) {
-			DMEMIT(" %u", set->nr);
-			for (i = 0; i < set->nr; i++) {
-				DMEMIT(" ");
-				sz += fault_rule_cfg_format(&set->rules[i]->cfg, result + sz,
-							  maxlen - sz);
-			}
+		if (set || fc->cache_in_table)
+			DMEMIT(" %u", set ? set->nr : 0);
+		for (i = 0; set && i < set->nr; i++) {
+			DMEMIT(" ");
+			sz += fault_rule_cfg_format(&set->rules[i]->cfg, result + sz, maxlen - sz);
 		}
+		fault_cache_table(fc, result, maxlen, &sz);
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
@@ -537,6 +590,10 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 
 	if (!argc)
 		return -EINVAL;
+	r = fault_cache_message(fc, argc, argv, result, maxlen);
+	if (r != -ENOTTY)
+		return r;
+	r = -EINVAL;
 	if (argc >= 2 && !strcasecmp(argv[0], "rule")) {
 		r = fault_msg_rule(fc, argc, argv, result, maxlen);
 	} else if (argc == 1 && !strcasecmp(argv[0], "stats")) {
@@ -564,6 +621,11 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 static void fault_presuspend(struct dm_target *ti)
 {
 	fault_held_stop(ti->private);
+}
+
+static void fault_postsuspend(struct dm_target *ti)
+{
+	fault_cache_postsuspend(ti->private);
 }
 
 static void fault_resume(struct dm_target *ti)
@@ -600,6 +662,7 @@ static int fault_prepare_ioctl(struct dm_target *ti, struct block_device **bdev)
 	.map = fault_map,						\
 	.end_io = fault_end_io,						\
 	.presuspend = fault_presuspend,					\
+	.postsuspend = fault_postsuspend,				\
 	.resume = fault_resume,						\
 	.status = fault_status,						\
 	.message = fault_message,					\
@@ -644,6 +707,9 @@ static int __init dm_fault_init(void)
 {
 	int i, r;
 
+	r = fault_cache_init();
+	if (r)
+		return r;
 	for (i = 0; i < ARRAY_SIZE(fault_targets); i++) {
 		if (i >= FAULT_NR_OWN && !compat_names)
 			break;
@@ -651,6 +717,7 @@ static int __init dm_fault_init(void)
 		if (r && i < FAULT_NR_OWN) {
 			DMERR("cannot register target %s: %d", fault_targets[i].name, r);
 			dm_fault_unregister();
+			fault_cache_exit();
 			return r;
 		}
 		if (r)
@@ -666,6 +733,7 @@ static void __exit dm_fault_exit(void)
 	dm_fault_unregister();
 	/* Rules retired with call_rcu() run our code: wait for them. */
 	rcu_barrier();
+	fault_cache_exit();
 }
 
 module_init(dm_fault_init);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dm-fault: types shared by the target (dm-fault.c), its rule set
- * (dm-fault-rules.c), actions (dm-fault-actions.c) and compatibility
- * tables (dm-fault-compat.c).
+ * (dm-fault-rules.c), actions (dm-fault-actions.c), compatibility
+ * tables (dm-fault-compat.c) and volatile write cache (dm-fault-cache.c).
  */
 #ifndef _DM_FAULT_H
 #define _DM_FAULT_H
@@ -111,7 +111,12 @@ struct fault_c {
 	struct work_struct held_work;
 	struct workqueue_struct *wq;
 
-	struct bio_set bs;		/* clones for torn and copy-on-corrupt */
+	struct bio_set bs;		/* clones for torn, corrupt and the cache */
+
+	/* dm-fault-cache.c: the volatile write cache; NULL until first on */
+	struct fault_cache *cache;
+	bool cache_in_table;
+	struct fault_cache_cfg cache_table;	/* as the table gave it */
 
 	spinlock_t log_lock;		/* protects the log ring */
 	unsigned int log_head;
@@ -162,6 +167,20 @@ int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_error_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 void fault_compat_table(struct fault_c *fc, char *result, unsigned int maxlen);
+
+/* dm-fault-cache.c */
+int fault_cache_create(struct fault_c *fc, const struct fault_cache_cfg *cfg, char **error);
+void fault_cache_destroy(struct fault_c *fc);
+int fault_cache_map(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio,
+		    sector_t sector);
+void fault_cache_postsuspend(struct fault_c *fc);
+int fault_cache_message(struct fault_c *fc, unsigned int argc, char **argv, char *result,
+			unsigned int maxlen);
+void fault_cache_emit(struct fault_c *fc, bool readable, char *result, unsigned int maxlen,
+		      unsigned int *psz);
+void fault_cache_table(struct fault_c *fc, char *result, unsigned int maxlen, unsigned int *psz);
+int fault_cache_init(void);
+void fault_cache_exit(void);
 
 /* dm-fault-actions.c */
 int fault_act(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio);

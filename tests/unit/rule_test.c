@@ -249,6 +249,77 @@ static void test_exp_sample(void)
 	KTAP_EXPECT_U64_EQ(fault_exp_sample(0, 10), 320);
 }
 
+/* The cache options: each key where it is allowed, the limits, round trip. */
+static void test_cache_cfg(void)
+{
+	static const struct {
+		const char *word;
+		unsigned int keys;
+		const char *reason;	/* NULL: accepted */
+	} t[] = {
+		{ "limit=1m", FAULT_CKEY_ALL, NULL },
+		{ "limit=64k", FAULT_CKEY_ALL, NULL },
+		{ "limit=63k", FAULT_CKEY_ALL, "Invalid cache limit" },
+		{ "limit=16777216g", FAULT_CKEY_ALL, NULL },
+		{ "limit=17179869184g", FAULT_CKEY_ALL, "Invalid cache limit" },
+		{ "limit=1t", FAULT_CKEY_ALL, "Invalid cache limit" },
+		{ "limit=1m", FAULT_CKEY_LOSE, "Unknown cache option" },
+		{ "lose=sectors", FAULT_CKEY_ALL, NULL },
+		{ "lose=maybe", FAULT_CKEY_ALL, "Unknown crash policy" },
+		{ "seed=0x10", FAULT_CKEY_ALL, NULL },
+		{ "seed=18446744073709551616", FAULT_CKEY_ALL, "Invalid crash seed" },
+		{ "seed=-1", FAULT_CKEY_ALL, "Invalid crash seed" },
+		{ "after=flush:3", FAULT_CKEY_ALL, NULL },
+		{ "after=bytes:1m", FAULT_CKEY_ALL, NULL },
+		{ "after=none", FAULT_CKEY_ALL, NULL },
+		{ "after=none:3", FAULT_CKEY_ALL, "Crash trigger is" },
+		{ "after=flush:0", FAULT_CKEY_ALL, "Crash trigger is" },
+		{ "after=write", FAULT_CKEY_ALL, "Crash trigger is" },
+		{ "after=write:18446744073709551616", FAULT_CKEY_ALL, "Crash trigger is" },
+		{ "after=reads:3", FAULT_CKEY_ALL, "Unknown crash trigger" },
+		{ "after=flush:3", FAULT_CKEY_LOSE, "Unknown cache option" },
+		{ "lose", FAULT_CKEY_ALL, "key=value" },
+		{ "=all", FAULT_CKEY_ALL, "key=value" },
+		{ "lose=", FAULT_CKEY_ALL, "key=value" },
+		{ "lose=all\x01", FAULT_CKEY_ALL, "Unknown crash policy" },
+		{ "seed=1111111111111111111111111111111111111111111111111111111111111111",
+		  FAULT_CKEY_ALL, "too long" },
+	};
+	struct fault_cache_cfg cfg, back;
+	char buf[128], *w, *save;
+	const char *why;
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		fault_cache_cfg_init(&cfg);
+		why = NULL;
+		r = fault_cache_cfg_parse(&cfg, t[i].word, t[i].keys, &why);
+		if (!t[i].reason) {
+			ktap_check(!r, "'%s' refused: %s", t[i].word, why);
+			continue;
+		}
+		ktap_check(r == -EINVAL && why && strstr(why, t[i].reason),
+			   "'%s': %d '%s', expected '%s'", t[i].word, r, why ? why : "",
+			   t[i].reason);
+	}
+
+	/* what format prints parses back to the same options */
+	fault_cache_cfg_init(&cfg);
+	KTAP_EXPECT_INT_EQ(fault_cache_cfg_parse(&cfg, "limit=2m", FAULT_CKEY_ALL, &why), 0);
+	KTAP_EXPECT_INT_EQ(fault_cache_cfg_parse(&cfg, "after=bytes:4k", FAULT_CKEY_ALL, &why), 0);
+	KTAP_EXPECT_INT_EQ(fault_cache_cfg_parse(&cfg, "lose=writes", FAULT_CKEY_ALL, &why), 0);
+	KTAP_EXPECT_INT_EQ(fault_cache_cfg_parse(&cfg, "seed=77", FAULT_CKEY_ALL, &why), 0);
+	fault_cache_cfg_format(&cfg, FAULT_CKEY_ALL, buf, sizeof(buf));
+	KTAP_EXPECT_STR_EQ(buf, " limit=2097152 after=bytes:4096 lose=writes seed=77");
+	fault_cache_cfg_init(&back);
+	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		KTAP_EXPECT_INT_EQ(fault_cache_cfg_parse(&back, w, FAULT_CKEY_ALL, &why), 0);
+	KTAP_EXPECT(!memcmp(&cfg, &back, sizeof(cfg)));
+	fault_cache_cfg_init(&cfg);
+	KTAP_EXPECT_INT_EQ(fault_cache_cfg_format(&cfg, FAULT_CKEY_ALL, buf, sizeof(buf)), 0);
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(test_roundtrip),
 	KTAP_CASE(test_fields),
@@ -256,6 +327,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_error_position),
 	KTAP_CASE(test_durations),
 	KTAP_CASE(test_exp_sample),
+	KTAP_CASE(test_cache_cfg),
 };
 
 int main(void)
