@@ -47,6 +47,7 @@ enum {
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define __noreturn	__attribute__((noreturn))
 
 /* ---- spec.c: units and the option -> rule translation --------------------- */
 
