@@ -203,6 +203,55 @@ void dft_table_status_free(struct dft_table_status *ts)
 	memset(ts, 0, sizeof(*ts));
 }
 
+/* "<maj>:<min>": the underlying device of the TABLE status. */
+static int dft_parse_devnum(char *tok, struct dft_table_status *ts)
+{
+	char *colon = tok ? strchr(tok, ':') : NULL;
+
+	if (!colon)
+		return -EINVAL;
+	*colon = '\0';
+	if (dft_parse_uint(tok, &ts->major) || dft_parse_uint(colon + 1, &ts->minor))
+		return -EINVAL;
+	return 0;
+}
+
+/* "[<nr> <rule>...]": the rules of the TABLE status, each copied. */
+static int dft_parse_table_rules(char *s, struct dft_table_status *ts, const char **err)
+{
+	char *tok = dft_token(&s, " ");
+	unsigned int n, i;
+
+	if (!tok)
+		return 0;
+	if (dft_parse_uint(tok, &n) || n > DFT_MAX_PARSED_RULES) {
+		*err = "bad rule count";
+		return -EINVAL;
+	}
+	ts->rules = calloc(n ? n : 1, sizeof(*ts->rules));
+	if (!ts->rules)
+		goto oom;
+	for (i = 0; i < n; i++) {
+		tok = dft_token(&s, " ");
+		if (!tok) {
+			*err = "rules missing";
+			return -EINVAL;
+		}
+		ts->rules[i] = strdup(tok);
+		if (!ts->rules[i])
+			goto oom;
+		ts->nr_rules++;
+	}
+	if (dft_token(&s, " ")) {
+		*err = "more rules than counted";
+		return -EINVAL;
+	}
+	return 0;
+oom:
+	*err = "out of memory";
+	return -ENOMEM;
+}
+
 /**
  * dft_parse_table_status - parse the TABLE status of a fault target
  * @params: "<maj:min> <offset> [<nr> <rule>...]"
@@ -214,8 +263,7 @@ void dft_table_status_free(struct dft_table_status *ts)
 int dft_parse_table_status(const char *params, struct dft_table_status *ts,
 			   const char **err)
 {
-	char *copy, *s, *tok, *colon;
-	unsigned int n, i;
+	char *copy, *s, *tok;
 	int r = -EINVAL;
 
 	memset(ts, 0, sizeof(*ts));
@@ -225,14 +273,7 @@ int dft_parse_table_status(const char *params, struct dft_table_status *ts,
 		return -ENOMEM;
 	}
 	s = copy;
-	tok = dft_token(&s, " ");
-	colon = tok ? strchr(tok, ':') : NULL;
-	if (!colon) {
-		*err = "bad device number";
-		goto out;
-	}
-	*colon = '\0';
-	if (dft_parse_uint(tok, &ts->major) || dft_parse_uint(colon + 1, &ts->minor)) {
+	if (dft_parse_devnum(dft_token(&s, " "), ts)) {
 		*err = "bad device number";
 		goto out;
 	}
@@ -241,40 +282,7 @@ int dft_parse_table_status(const char *params, struct dft_table_status *ts,
 		*err = "bad offset";
 		goto out;
 	}
-	tok = dft_token(&s, " ");
-	if (!tok) {
-		r = 0;
-		goto out;
-	}
-	if (dft_parse_uint(tok, &n) || n > DFT_MAX_PARSED_RULES) {
-		*err = "bad rule count";
-		goto out;
-	}
-	ts->rules = calloc(n ? n : 1, sizeof(*ts->rules));
-	if (!ts->rules) {
-		*err = "out of memory";
-		r = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		tok = dft_token(&s, " ");
-		if (!tok) {
-			*err = "rules missing";
-			goto out;
-		}
-		ts->rules[i] = strdup(tok);
-		if (!ts->rules[i]) {
-			*err = "out of memory";
-			r = -ENOMEM;
-			goto out;
-		}
-		ts->nr_rules++;
-	}
-	if (dft_token(&s, " ")) {
-		*err = "more rules than counted";
-		goto out;
-	}
-	r = 0;
+	r = dft_parse_table_rules(s, ts, err);
 out:
 	free(copy);
 	return r;
