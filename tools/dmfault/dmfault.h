@@ -225,6 +225,7 @@ struct dft_cmd {
 #define DFT_CMD_ARGV		(1U << 1)	/* options end at the first argument */
 #define DFT_CMD_DEVICE		(1U << 2)	/* the first argument names a device */
 #define DFT_CMD_HIDDEN		(1U << 3)	/* not listed in the help */
+#define DFT_CMD_KEEP_REFUSED	(1U << 4)	/* a refused --ACTION rule goes to the handler */
 
 struct dft_kv {
 	const char *key;
