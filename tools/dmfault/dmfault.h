@@ -101,6 +101,7 @@ struct dft_rule_stat {
 struct dft_stats {
 	bool has_held;			/* false: an older target */
 	uint64_t held;			/* bios held by delay and stall rules */
+	char *cache;			/* the cache mode word as given; NULL: none */
 	unsigned int nr_ops;
 	struct dft_op_stat *ops;
 	unsigned int nr_rules;
