@@ -30,6 +30,7 @@ static void test_info(void)
 		"1 read:1:2:3:4 1 1:1:1:1:error:1:7:8", "1 read:1:2:3:4 1 1:1:1:1::1:7",
 		"1 read:1:2:3:4 1 1:1:1:1:error:2:7", "1 read:1:2:3:4 1 1:1:1:1:error:1:x",
 		"1 read:1:2:3:4 1 1:1:1:1:error:1:", "1 read:1:2:3:4 0 x", "1 read:1:2:3:4 0 -1",
+		"1 read:1:2:3:4 0 2 - x", "1 read:1:2:3:4 0 2 wb:8:1 7", "1 read:1:2:3:4 0 x -",
 	};
 	const char *err = NULL;
 	struct dft_stats st;
@@ -43,10 +44,19 @@ static void test_info(void)
 		   st.rules[0].has_seed && st.rules[0].seed == 7 && st.rules[0].injected == 1 &&
 		   !strcmp(st.rules[1].action, "drop") && st.rules[1].enabled == 0 &&
 		   st.rules[1].seed == UINT64_MAX, "info: a rule's action, flag and seed");
-	ktap_check(!r && st.has_held && st.held == 2, "info: the held count");
+	ktap_check(!r && st.has_held && st.held == 2 && !st.cache,
+		   "info: the held count, no cache mode");
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 1 1:10:5:1:error:1:7 4 -", &st, &err);
+	ktap_check(!r && st.nr_rules == 1 && st.held == 4 && st.cache && !strcmp(st.cache, "-"),
+		   "info: the cache mode off");
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 0 0 wb:64:3:1", &st, &err);
+	ktap_check(!r && st.has_held && !st.held && st.cache && !strcmp(st.cache, "wb:64:3:1"),
+		   "info: the cache mode's fields, kept as a word");
 	dft_stats_free(&st);
 	r = dft_parse_info(INFO_OPS " 2 1:10:5:1 3:0:0:0", &st, &err);
-	ktap_check(!r && st.nr_ops == 6 && st.nr_rules == 2 && !st.has_held,
+	ktap_check(!r && st.nr_ops == 6 && st.nr_rules == 2 && !st.has_held && !st.cache,
 		   "info: an older target's status");
 	ktap_check(!r && !strcmp(st.ops[1].name, "write") && st.ops[1].bios == 2 &&
 		   st.ops[1].bytes == 8192 && st.ops[1].failed == 1 && st.ops[1].failed_bytes == 4096,
@@ -59,9 +69,9 @@ static void test_info(void)
 	r = dft_parse_info(INFO_OPS " 0", &st, &err);
 	ktap_check(!r && st.nr_rules == 0, "info: no rules");
 	dft_stats_free(&st);
-	r = dft_parse_info("  " INFO_OPS "  0  3 newfield 7 ", &st, &err);
-	ktap_check(!r && st.nr_ops == 6 && st.held == 3,
-		   "info: extra spaces and a newer target's fields");
+	r = dft_parse_info("  " INFO_OPS "  0  3  wt:1:2 ", &st, &err);
+	ktap_check(!r && st.nr_ops == 6 && st.held == 3 && st.cache && !strcmp(st.cache, "wt:1:2"),
+		   "info: extra spaces around the held count and the cache mode");
 	dft_stats_free(&st);
 	r = dft_parse_info("1 read:18446744073709551615:0:0:0 0", &st, &err);
 	ktap_check(!r && st.ops[0].bios == UINT64_MAX, "info: the largest counter");

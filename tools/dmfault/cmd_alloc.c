@@ -417,6 +417,54 @@ struct dft_child {
 };
 
 /*
+ * In the child: stdout and stderr to /dev/null if @quiet, then wait (traced:
+ * PTRACE_TRACEME, the parent holds it in its exec-stop; untraced: a byte on
+ * @go) and exec @argv.  A failed exec writes its errno to @err.
+ */
+static void __noreturn dft_child_exec(char **argv, int go, int err, bool traced, bool quiet)
+{
+	int e;
+	char b;
+
+	if (quiet) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (null >= 0 && (dup2(null, 1) < 0 || dup2(null, 2) < 0))
+			_exit(127);
+	}
+	if (traced) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(127);
+	} else if (read(go, &b, 1) != 1) {
+		_exit(127);	/* EOF without a byte: abort */
+	}
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(err, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Wait for a traced child's exec-stop, or its exit if the exec failed. */
+static int dft_wait_exec(struct dft_child *c)
+{
+	int e, st;
+	ssize_t n;
+
+	while (waitpid(c->pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFSTOPPED(st))
+		return 0;
+	n = read(c->err, &e, sizeof(e));
+	c->exec_errno = n == sizeof(e) ? e : ENOEXEC;
+	c->status = st;
+	close(c->err);
+	c->err = -1;
+	return 0;
+}
+
+/*
  * Fork a child for @argv and hold it where it can be marked.  Traced (the
  * default), it execs at once under PTRACE_TRACEME and is held in the stop
  * after a successful exec: the faults hit the command, not the exec, whose
@@ -426,9 +474,7 @@ struct dft_child {
  */
 static int dft_spawn(char **argv, struct dft_child *c, bool traced, bool quiet)
 {
-	int go[2], err[2], e, st;
-	ssize_t n;
-	char b;
+	int go[2], err[2], e;
 
 	memset(c, 0, sizeof(*c));
 	c->traced = traced;
@@ -454,23 +500,7 @@ static int dft_spawn(char **argv, struct dft_child *c, bool traced, bool quiet)
 	if (!c->pid) {
 		close(go[1]);
 		close(err[0]);
-		if (quiet) {
-			int null = open("/dev/null", O_RDWR);
-
-			if (null >= 0 && (dup2(null, 1) < 0 || dup2(null, 2) < 0))
-				_exit(127);
-		}
-		if (traced) {
-			if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-				_exit(127);
-		} else if (read(go[0], &b, 1) != 1) {
-			_exit(127);	/* EOF without a byte: abort */
-		}
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+		dft_child_exec(argv, go[0], err[1], traced, quiet);
 	}
 	close(go[0]);
 	close(err[1]);
@@ -480,18 +510,7 @@ static int dft_spawn(char **argv, struct dft_child *c, bool traced, bool quiet)
 		return 0;
 	}
 	close(go[1]);
-	/* the exec-stop, or an exit if the exec failed */
-	while (waitpid(c->pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFSTOPPED(st))
-		return 0;
-	n = read(c->err, &e, sizeof(e));
-	c->exec_errno = n == sizeof(e) ? e : ENOEXEC;
-	c->status = st;
-	close(c->err);
-	c->err = -1;
-	return 0;
+	return dft_wait_exec(c);
 }
 
 /* Let the child go on (or abort it before its exec) and wait for it. */

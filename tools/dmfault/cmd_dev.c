@@ -96,19 +96,13 @@ static bool dft_name_ok(const char *name)
 }
 
 /*
- * The target refused @rule with -errno @r.  The host parser is the
- * target's, so if it refuses the rule too it names the word; otherwise the
- * refusal is about the device (an id in use, too many rules): say what the
- * kernel logged.
+ * The target refused @rule with -errno @r.  Its syntax passed the target's
+ * own parser before it was sent (dft_check_rules()), so the refusal is about
+ * the device (a replace naming another id, a module older than the tool):
+ * say what the kernel logged.
  */
 int dft_rule_refused(const char *name, const char *rule, int r, const char *kreason)
 {
-	struct dft_rule_err rerr = { .reason = NULL };
-	char where[512];
-
-	if (r == -EINVAL && dft_rule_check(rule, &rerr) == -EINVAL)
-		return dft_err("%s: rule syntax error %s: %s", name,
-			       dft_rule_where(&rerr, rule, where, sizeof(where)), rerr.reason);
 	return dft_err("%s: the target refused rule '%s': %s", name, rule,
 		       kreason ? kreason : strerror(-r));
 }

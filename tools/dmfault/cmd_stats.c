@@ -51,24 +51,28 @@ static int dft_sample_one(struct dft_sample *s)
 	return 0;
 }
 
-static const struct dft_op_stat *dft_find_op(const struct dft_stats *st, const char *name)
+/* Op @name in the previous sample; all zeros if it was not there. */
+static const struct dft_op_stat *dft_prev_op(const struct dft_stats *st, const char *name)
 {
+	static const struct dft_op_stat zero;
 	unsigned int i;
 
 	for (i = 0; st && i < st->nr_ops; i++)
 		if (!strcmp(st->ops[i].name, name))
 			return &st->ops[i];
-	return NULL;
+	return &zero;
 }
 
-static const struct dft_rule_stat *dft_find_rule(const struct dft_stats *st, unsigned int id)
+/* Rule @id in the previous sample; all zeros if it was not there. */
+static const struct dft_rule_stat *dft_prev_rule(const struct dft_stats *st, unsigned int id)
 {
+	static const struct dft_rule_stat zero;
 	unsigned int i;
 
 	for (i = 0; st && i < st->nr_rules; i++)
 		if (st->rules[i].id == id)
 			return &st->rules[i];
-	return NULL;
+	return &zero;
 }
 
 static double dft_rate(uint64_t now, uint64_t before, double secs)
@@ -97,19 +101,14 @@ static const char *dft_yes_no(int enabled)
 	return enabled < 0 ? "-" : enabled ? "yes" : "no";
 }
 
-static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s,
-			    const struct dft_stats *prev, double secs)
+/* The op table: counts, or rates per second against @prev. */
+static void dft_stats_human_ops(const struct dft_opts *o, const struct dft_sample *s,
+				const struct dft_stats *prev, double secs)
 {
 	const struct dft_op_stat *op, *pop;
-	const struct dft_rule_stat *rs, *prs;
 	char a[32], b[32], c[32], d[32];
 	unsigned int i;
 
-	printf("%s: fault on %s, %u rule%s", s->name, s->disk, s->st.nr_rules,
-	       s->st.nr_rules == 1 ? "" : "s");
-	if (s->st.has_held)
-		printf(", held %llu", (unsigned long long)s->st.held);
-	printf("\n");
 	if (prev)
 		printf("  %-13s %10s %10s %10s %12s\n", "OP", "BIOS/s", "BYTES/s", "FAILED/s",
 		       "FAILED_B/s");
@@ -118,12 +117,8 @@ static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s
 		       "FAILED_BYTES");
 	for (i = 0; i < s->st.nr_ops; i++) {
 		op = &s->st.ops[i];
-		pop = prev ? dft_find_op(prev, op->name) : NULL;
 		if (prev) {
-			struct dft_op_stat z = { .bios = 0 };
-
-			if (!pop)
-				pop = &z;
+			pop = dft_prev_op(prev, op->name);
 			dft_rate_str(o, dft_rate(op->bios, pop->bios, secs), false, a, sizeof(a));
 			dft_rate_str(o, dft_rate(op->bytes, pop->bytes, secs), true, b, sizeof(b));
 			dft_rate_str(o, dft_rate(op->failed, pop->failed, secs), false, c,
@@ -138,43 +133,108 @@ static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s
 		}
 		printf("  %-13s %10s %10s %10s %12s\n", op->name, a, b, c, d);
 	}
+}
+
+/* One row of the rule table: counts, or rates per second against @prev. */
+static void dft_stats_human_rule(const struct dft_opts *o, const struct dft_rule_stat *rs,
+				 const struct dft_stats *prev, double secs)
+{
+	const struct dft_rule_stat *prs;
+	char a[32], b[32], c[32];
+
+	if (!prev) {
+		printf("  %-4u %-8s %-7s %10llu %10llu %10llu  %llu\n", rs->id,
+		       rs->action[0] ? rs->action : "-", dft_yes_no(rs->enabled),
+		       (unsigned long long)rs->seen,
+		       (unsigned long long)rs->matched, (unsigned long long)rs->injected,
+		       (unsigned long long)rs->seed);
+		return;
+	}
+	prs = dft_prev_rule(prev, rs->id);
+	dft_rate_str(o, dft_rate(rs->seen, prs->seen, secs), false, a, sizeof(a));
+	dft_rate_str(o, dft_rate(rs->matched, prs->matched, secs), false, b, sizeof(b));
+	dft_rate_str(o, dft_rate(rs->injected, prs->injected, secs), false, c, sizeof(c));
+	printf("  %-4u %-8s %-7s %10s %10s %10s\n", rs->id,
+	       rs->action[0] ? rs->action : "-", dft_yes_no(rs->enabled), a, b, c);
+}
+
+static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s,
+			    const struct dft_stats *prev, double secs)
+{
+	unsigned int i;
+
+	printf("%s: fault on %s, %u rule%s", s->name, s->disk, s->st.nr_rules,
+	       s->st.nr_rules == 1 ? "" : "s");
+	if (s->st.has_held)
+		printf(", held %llu", (unsigned long long)s->st.held);
+	printf("\n");
+	dft_stats_human_ops(o, s, prev, secs);
 	if (!s->st.nr_rules)
 		return;
 	printf("  %-4s %-8s %-7s %10s %10s %10s%s\n", "RULE", "ACTION", "ENABLED",
 	       prev ? "SEEN/s" : "SEEN", prev ? "MATCHED/s" : "MATCHED",
 	       prev ? "INJECTED/s" : "INJECTED", prev ? "" : "  SEED");
-	for (i = 0; i < s->st.nr_rules; i++) {
-		rs = &s->st.rules[i];
-		prs = prev ? dft_find_rule(prev, rs->id) : NULL;
-		if (prev) {
-			struct dft_rule_stat z = { .seen = 0 };
+	for (i = 0; i < s->st.nr_rules; i++)
+		dft_stats_human_rule(o, &s->st.rules[i], prev, secs);
+}
 
-			if (!prs)
-				prs = &z;
-			dft_rate_str(o, dft_rate(rs->seen, prs->seen, secs), false, a, sizeof(a));
-			dft_rate_str(o, dft_rate(rs->matched, prs->matched, secs), false, b,
-				     sizeof(b));
-			dft_rate_str(o, dft_rate(rs->injected, prs->injected, secs), false, c,
-				     sizeof(c));
-			printf("  %-4u %-8s %-7s %10s %10s %10s\n", rs->id,
-			       rs->action[0] ? rs->action : "-", dft_yes_no(rs->enabled), a, b, c);
-		} else {
-			printf("  %-4u %-8s %-7s %10llu %10llu %10llu  %llu\n", rs->id,
-			       rs->action[0] ? rs->action : "-", dft_yes_no(rs->enabled),
-			       (unsigned long long)rs->seen,
-			       (unsigned long long)rs->matched, (unsigned long long)rs->injected,
-			       (unsigned long long)rs->seed);
-		}
+/* One op of the JSON object: its counters, and its rates against @prev. */
+static void dft_stats_json_op(struct dft_json *j, const struct dft_op_stat *op,
+			      const struct dft_stats *prev, double secs)
+{
+	const struct dft_op_stat *pop;
+
+	dft_json_begin(j, op->name, '{');
+	dft_json_u64(j, "bios", op->bios);
+	dft_json_u64(j, "bytes", op->bytes);
+	dft_json_u64(j, "failed", op->failed);
+	dft_json_u64(j, "failed_bytes", op->failed_bytes);
+	if (prev) {
+		pop = dft_prev_op(prev, op->name);
+		dft_json_double(j, "bios_per_s", dft_rate(op->bios, pop->bios, secs));
+		dft_json_double(j, "bytes_per_s", dft_rate(op->bytes, pop->bytes, secs));
+		dft_json_double(j, "failed_per_s", dft_rate(op->failed, pop->failed, secs));
+		dft_json_double(j, "failed_bytes_per_s",
+				dft_rate(op->failed_bytes, pop->failed_bytes, secs));
 	}
+	dft_json_end(j, '}');
+}
+
+/* One rule of the JSON array: null for what an older target does not give. */
+static void dft_stats_json_rule(struct dft_json *j, const struct dft_rule_stat *rs,
+				const struct dft_stats *prev, double secs)
+{
+	const struct dft_rule_stat *prs;
+
+	dft_json_begin(j, NULL, '{');
+	dft_json_u64(j, "id", rs->id);
+	if (rs->action[0])
+		dft_json_str(j, "action", rs->action);
+	else
+		dft_json_null(j, "action");
+	if (rs->enabled >= 0)
+		dft_json_bool(j, "enabled", rs->enabled);
+	else
+		dft_json_null(j, "enabled");
+	dft_json_u64(j, "seen", rs->seen);
+	dft_json_u64(j, "matched", rs->matched);
+	dft_json_u64(j, "injected", rs->injected);
+	if (rs->has_seed)
+		dft_json_u64(j, "seed", rs->seed);
+	else
+		dft_json_null(j, "seed");
+	if (prev) {
+		prs = dft_prev_rule(prev, rs->id);
+		dft_json_double(j, "seen_per_s", dft_rate(rs->seen, prs->seen, secs));
+		dft_json_double(j, "matched_per_s", dft_rate(rs->matched, prs->matched, secs));
+		dft_json_double(j, "injected_per_s", dft_rate(rs->injected, prs->injected, secs));
+	}
+	dft_json_end(j, '}');
 }
 
 static void dft_stats_json(struct dft_json *j, const struct dft_sample *s,
 			   const struct dft_stats *prev, double secs)
 {
-	const struct dft_op_stat *op, *pop;
-	const struct dft_rule_stat *rs, *prs;
-	struct dft_op_stat zop = { .bios = 0 };
-	struct dft_rule_stat zrule = { .seen = 0 };
 	unsigned int i;
 
 	dft_json_begin(j, NULL, '{');
@@ -183,58 +243,12 @@ static void dft_stats_json(struct dft_json *j, const struct dft_sample *s,
 	if (s->st.has_held)
 		dft_json_u64(j, "held", s->st.held);
 	dft_json_begin(j, "ops", '{');
-	for (i = 0; i < s->st.nr_ops; i++) {
-		op = &s->st.ops[i];
-		dft_json_begin(j, op->name, '{');
-		dft_json_u64(j, "bios", op->bios);
-		dft_json_u64(j, "bytes", op->bytes);
-		dft_json_u64(j, "failed", op->failed);
-		dft_json_u64(j, "failed_bytes", op->failed_bytes);
-		if (prev) {
-			pop = dft_find_op(prev, op->name);
-			if (!pop)
-				pop = &zop;
-			dft_json_double(j, "bios_per_s", dft_rate(op->bios, pop->bios, secs));
-			dft_json_double(j, "bytes_per_s", dft_rate(op->bytes, pop->bytes, secs));
-			dft_json_double(j, "failed_per_s", dft_rate(op->failed, pop->failed, secs));
-			dft_json_double(j, "failed_bytes_per_s",
-					dft_rate(op->failed_bytes, pop->failed_bytes, secs));
-		}
-		dft_json_end(j, '}');
-	}
+	for (i = 0; i < s->st.nr_ops; i++)
+		dft_stats_json_op(j, &s->st.ops[i], prev, secs);
 	dft_json_end(j, '}');
 	dft_json_begin(j, "rules", '[');
-	for (i = 0; i < s->st.nr_rules; i++) {
-		rs = &s->st.rules[i];
-		dft_json_begin(j, NULL, '{');
-		dft_json_u64(j, "id", rs->id);
-		if (rs->action[0])
-			dft_json_str(j, "action", rs->action);
-		else
-			dft_json_null(j, "action");
-		if (rs->enabled >= 0)
-			dft_json_bool(j, "enabled", rs->enabled);
-		else
-			dft_json_null(j, "enabled");
-		dft_json_u64(j, "seen", rs->seen);
-		dft_json_u64(j, "matched", rs->matched);
-		dft_json_u64(j, "injected", rs->injected);
-		if (rs->has_seed)
-			dft_json_u64(j, "seed", rs->seed);
-		else
-			dft_json_null(j, "seed");
-		if (prev) {
-			prs = dft_find_rule(prev, rs->id);
-			if (!prs)
-				prs = &zrule;
-			dft_json_double(j, "seen_per_s", dft_rate(rs->seen, prs->seen, secs));
-			dft_json_double(j, "matched_per_s",
-					dft_rate(rs->matched, prs->matched, secs));
-			dft_json_double(j, "injected_per_s",
-					dft_rate(rs->injected, prs->injected, secs));
-		}
-		dft_json_end(j, '}');
-	}
+	for (i = 0; i < s->st.nr_rules; i++)
+		dft_stats_json_rule(j, &s->st.rules[i], prev, secs);
 	dft_json_end(j, ']');
 	dft_json_end(j, '}');
 }

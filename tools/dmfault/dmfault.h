@@ -47,6 +47,7 @@ enum {
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define __noreturn	__attribute__((noreturn))
 
 /* ---- spec.c: units and the option -> rule translation --------------------- */
 
@@ -100,6 +101,7 @@ struct dft_rule_stat {
 struct dft_stats {
 	bool has_held;			/* false: an older target */
 	uint64_t held;			/* bios held by delay and stall rules */
+	char *cache;			/* the cache mode word as given; NULL: none */
 	unsigned int nr_ops;
 	struct dft_op_stat *ops;
 	unsigned int nr_rules;
@@ -224,6 +226,7 @@ struct dft_cmd {
 #define DFT_CMD_ARGV		(1U << 1)	/* options end at the first argument */
 #define DFT_CMD_DEVICE		(1U << 2)	/* the first argument names a device */
 #define DFT_CMD_HIDDEN		(1U << 3)	/* not listed in the help */
+#define DFT_CMD_KEEP_REFUSED	(1U << 4)	/* a refused --ACTION rule goes to the handler */
 
 struct dft_kv {
 	const char *key;

@@ -129,7 +129,7 @@ static const struct dft_cmd dft_cmds[] = {
 	  OPTS("json"), DFT_CMD_DEVICE },
 	{ "rule check", "[RULE...]", 0, 0, dft_cmd_rule_check,
 	  "check rules with the target's own parser, without a device",
-	  OPTS(RULE_OPTS), DFT_CMD_RULES },
+	  OPTS(RULE_OPTS), DFT_CMD_RULES | DFT_CMD_KEEP_REFUSED },
 	{ "stats", "[NAME...]", 0, -1, dft_cmd_stats,
 	  "per-op and per-rule counters (every fault device without NAME)",
 	  OPTS("json", "watch", "count", "bytes"), DFT_CMD_DEVICE },
@@ -632,8 +632,8 @@ static int dft_opt_action(const struct dft_cmd *cmd, struct dft_opts *o,
 	r = dft_rule_from_spec(opt->action, val, &b, &rerr);
 	if (r == -ENOMEM)
 		return dft_err("out of memory");
-	/* rule check reports what the target refuses, with the other rules */
-	if (r && b.len && cmd->fn == dft_cmd_rule_check)
+	/* built but refused: the handler reports it (rule check, with the others) */
+	if (r && b.len && (cmd->flags & DFT_CMD_KEEP_REFUSED))
 		r = 0;
 	if (r) {
 		r = dft_usage_err(cmd, "--%s %s: rule syntax error %s: %s", opt->name, val,

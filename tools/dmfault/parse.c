@@ -3,8 +3,9 @@
  * dmfault: parsers for what the fault target prints (INFO and TABLE status,
  * the log and rule list message replies) and for kernel log records.
  * Input is untrusted text: every field is checked, malformed input gives an
- * error string and never a crash.  Fields a newer target appends are
- * skipped.  libc only: the host unit tests link this file as it is.
+ * error string and never a crash.  Fields a newer target appends to a log
+ * line are skipped; the INFO status ends with at most one word after the
+ * held count.  libc only: the host unit tests link this file as it is.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ void dft_stats_free(struct dft_stats *st)
 {
 	free(st->ops);
 	free(st->rules);
+	free(st->cache);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -108,11 +110,42 @@ static int dft_parse_rule_entry(char *tok, struct dft_rule_stat *rs)
 	return 0;
 }
 
+/*
+ * "[<held> [<cache>]]": the end of the INFO status.  The cache word ("-" when
+ * off, or colon-separated fields) is kept as it is; nothing may follow it.
+ */
+static int dft_parse_info_tail(char *s, struct dft_stats *st, const char **err)
+{
+	char *tok = dft_token(&s, " ");
+
+	if (!tok)
+		return 0;
+	if (dft_parse_u64(tok, &st->held)) {
+		*err = "bad held count";
+		return -EINVAL;
+	}
+	st->has_held = true;
+	tok = dft_token(&s, " ");
+	if (!tok)
+		return 0;
+	st->cache = strdup(tok);
+	if (!st->cache) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	if (dft_token(&s, " ")) {
+		*err = "fields after the cache mode";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * dft_parse_info - parse the INFO status of a fault target
  * @status: "<nr_ops> <op>:<bios>:<bytes>:<failed>:<failed_bytes>... <nr_rules>
- *          <id>:<seen>:<matched>:<injected>:<action>:<enabled>:<seed>... <held>"
- *          (an older target: rule entries of four fields, no held count)
+ *          <id>:<seen>:<matched>:<injected>:<action>:<enabled>:<seed>... <held>
+ *          [<cache>]" (an older target: rule entries of four fields, no held
+ *          count; a target without a cache mode: no cache word)
  * @st: filled in; free with dft_stats_free() (also after an error)
  * @err: on failure, what was wrong
  *
@@ -163,13 +196,7 @@ int dft_parse_info(const char *status, struct dft_stats *st, const char **err)
 		}
 		st->nr_rules++;
 	}
-	tok = dft_token(&s, " ");
-	if (tok && dft_parse_u64(tok, &st->held)) {
-		*err = "bad held count";
-		goto out;
-	}
-	st->has_held = tok != NULL;
-	r = 0;	/* what follows belongs to a newer target */
+	r = dft_parse_info_tail(s, st, err);
 out:
 	free(copy);
 	return r;
@@ -203,6 +230,55 @@ void dft_table_status_free(struct dft_table_status *ts)
 	memset(ts, 0, sizeof(*ts));
 }
 
+/* "<maj>:<min>": the underlying device of the TABLE status. */
+static int dft_parse_devnum(char *tok, struct dft_table_status *ts)
+{
+	char *colon = tok ? strchr(tok, ':') : NULL;
+
+	if (!colon)
+		return -EINVAL;
+	*colon = '\0';
+	if (dft_parse_uint(tok, &ts->major) || dft_parse_uint(colon + 1, &ts->minor))
+		return -EINVAL;
+	return 0;
+}
+
+/* "[<nr> <rule>...]": the rules of the TABLE status, each copied. */
+static int dft_parse_table_rules(char *s, struct dft_table_status *ts, const char **err)
+{
+	char *tok = dft_token(&s, " ");
+	unsigned int n, i;
+
+	if (!tok)
+		return 0;
+	if (dft_parse_uint(tok, &n) || n > DFT_MAX_PARSED_RULES) {
+		*err = "bad rule count";
+		return -EINVAL;
+	}
+	ts->rules = calloc(n ? n : 1, sizeof(*ts->rules));
+	if (!ts->rules)
+		goto oom;
+	for (i = 0; i < n; i++) {
+		tok = dft_token(&s, " ");
+		if (!tok) {
+			*err = "rules missing";
+			return -EINVAL;
+		}
+		ts->rules[i] = strdup(tok);
+		if (!ts->rules[i])
+			goto oom;
+		ts->nr_rules++;
+	}
+	if (dft_token(&s, " ")) {
+		*err = "more rules than counted";
+		return -EINVAL;
+	}
+	return 0;
+oom:
+	*err = "out of memory";
+	return -ENOMEM;
+}
+
 /**
  * dft_parse_table_status - parse the TABLE status of a fault target
  * @params: "<maj:min> <offset> [<nr> <rule>...]"
@@ -214,8 +290,7 @@ void dft_table_status_free(struct dft_table_status *ts)
 int dft_parse_table_status(const char *params, struct dft_table_status *ts,
 			   const char **err)
 {
-	char *copy, *s, *tok, *colon;
-	unsigned int n, i;
+	char *copy, *s, *tok;
 	int r = -EINVAL;
 
 	memset(ts, 0, sizeof(*ts));
@@ -225,14 +300,7 @@ int dft_parse_table_status(const char *params, struct dft_table_status *ts,
 		return -ENOMEM;
 	}
 	s = copy;
-	tok = dft_token(&s, " ");
-	colon = tok ? strchr(tok, ':') : NULL;
-	if (!colon) {
-		*err = "bad device number";
-		goto out;
-	}
-	*colon = '\0';
-	if (dft_parse_uint(tok, &ts->major) || dft_parse_uint(colon + 1, &ts->minor)) {
+	if (dft_parse_devnum(dft_token(&s, " "), ts)) {
 		*err = "bad device number";
 		goto out;
 	}
@@ -241,40 +309,7 @@ int dft_parse_table_status(const char *params, struct dft_table_status *ts,
 		*err = "bad offset";
 		goto out;
 	}
-	tok = dft_token(&s, " ");
-	if (!tok) {
-		r = 0;
-		goto out;
-	}
-	if (dft_parse_uint(tok, &n) || n > DFT_MAX_PARSED_RULES) {
-		*err = "bad rule count";
-		goto out;
-	}
-	ts->rules = calloc(n ? n : 1, sizeof(*ts->rules));
-	if (!ts->rules) {
-		*err = "out of memory";
-		r = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		tok = dft_token(&s, " ");
-		if (!tok) {
-			*err = "rules missing";
-			goto out;
-		}
-		ts->rules[i] = strdup(tok);
-		if (!ts->rules[i]) {
-			*err = "out of memory";
-			r = -ENOMEM;
-			goto out;
-		}
-		ts->nr_rules++;
-	}
-	if (dft_token(&s, " ")) {
-		*err = "more rules than counted";
-		goto out;
-	}
-	r = 0;
+	r = dft_parse_table_rules(s, ts, err);
 out:
 	free(copy);
 	return r;

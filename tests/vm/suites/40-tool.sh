@@ -174,6 +174,9 @@ expect "rule list shows it enabled" "yes" "$(dmfault rule list t0 | awk '$1 == 2
 check "rule replace" dmfault rule replace t0 3 --error write:enospc
 expect "rule replace keeps the id" "error:id=3,op=write,status=enospc" \
 	"$(dmfault rule list t0 | awk '$1 == 3 {print $4}' | sed 's/,p=.*//')"
+want "rule replace naming another id: the kernel's reason, exit 1" 1 \
+	"t0: the target refused rule 'error:id=7,op=write': replace keeps the rule id" \
+	dmfault rule replace t0 3 'error:id=7,op=write'
 check "rule remove of two ids" dmfault rule remove t0 4 5
 json "rule list --json" \
 	"[(r['id'], r['action'], r['enabled']) for r in d['devices'][0]['rules']] == [(1, 'error', True), (2, 'drop', True), (3, 'error', True)] and d['devices'][0]['rules'][1]['rule'].startswith('drop:id=2')" \
