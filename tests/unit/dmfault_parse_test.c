@@ -30,7 +30,7 @@ static void test_info(void)
 		"1 read:1:2:3:4 1 1:1:1:1:error:1:7:8", "1 read:1:2:3:4 1 1:1:1:1::1:7",
 		"1 read:1:2:3:4 1 1:1:1:1:error:2:7", "1 read:1:2:3:4 1 1:1:1:1:error:1:x",
 		"1 read:1:2:3:4 1 1:1:1:1:error:1:", "1 read:1:2:3:4 0 x", "1 read:1:2:3:4 0 -1",
-		"1 read:1:2:3:4 0 2 - x", "1 read:1:2:3:4 0 2 wb:8:1 7", "1 read:1:2:3:4 0 x -",
+		"1 read:1:2:3:4 0 x -",
 	};
 	const char *err = NULL;
 	struct dft_stats st;
@@ -54,6 +54,10 @@ static void test_info(void)
 	r = dft_parse_info(INFO_OPS " 0 0 wb:64:3:1", &st, &err);
 	ktap_check(!r && st.has_held && !st.held && st.cache && !strcmp(st.cache, "wb:64:3:1"),
 		   "info: the cache mode's fields, kept as a word");
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 0 2 on:1:2 x 7", &st, &err);
+	ktap_check(!r && st.held == 2 && st.cache && !strcmp(st.cache, "on:1:2"),
+		   "info: words after the cache word (a newer target) are left alone");
 	dft_stats_free(&st);
 	r = dft_parse_info(INFO_OPS " 2 1:10:5:1 3:0:0:0", &st, &err);
 	ktap_check(!r && st.nr_ops == 6 && st.nr_rules == 2 && !st.has_held && !st.cache,
@@ -114,6 +118,7 @@ static void test_table_status(void)
 	static const char *const bad[] = {
 		"", "2510 0", "251:x 0", "251:0", "251:0 0 2 a", "251:0 0 1 a b", "251:0 0 x",
 		":0 0", "251: 0", "251:0 -1", "251:0 0 99999999 a", "251:0:1 0",
+		"251:0 0 0 2 cache", "251:0 0 0 1 cache x", "251:0 0 0 0", "251:0 0 1 a 1",
 	};
 	struct dft_table_status ts;
 	const char *err = NULL;
@@ -127,6 +132,11 @@ static void test_table_status(void)
 	r = dft_parse_table_status("8:16 2048 2 error:id=1,p=1% drop:id=2,p=100%", &ts, &err);
 	ktap_check(!r && ts.offset == 2048 && ts.nr_rules == 2 &&
 		   !strcmp(ts.rules[1], "drop:id=2,p=100%"), "table status: rules");
+	dft_table_status_free(&ts);
+	r = dft_parse_table_status("8:16 0 1 drop 3 cache limit=1048576 lose=writes", &ts, &err);
+	ktap_check(!r && ts.nr_rules == 1 && ts.features &&
+		   !strcmp(ts.features, "cache limit=1048576 lose=writes"),
+		   "table: the feature words after the rules");
 	dft_table_status_free(&ts);
 	r = dft_parse_table_status("8:16 0 0", &ts, &err);
 	ktap_check(!r && !ts.nr_rules, "table status: a zero rule count");
@@ -295,6 +305,28 @@ static void test_json(void)
 	free(buf);
 }
 
+/* The cache word: every field by name, "-", and malformed words. */
+static void test_cache_word(void)
+{
+	static const char *const bad[] = {
+		"", ":1:2:3:4:5:6:7:8:9:10:11:12", "on", "on:1:2:3:4:5:6:7:8:9:10:11",
+		"on:1:2:3:4:5:6:7:8:9:10:11:x", "on:1:2:3:4:5:6:7:8:9:10:11:-1",
+		"on:1:2:3:4:5:6:7:8:9:10:11:18446744073709551616",
+	};
+	struct dft_cache_stat c;
+	unsigned int i;
+
+	KTAP_EXPECT_INT_EQ(dft_parse_cache("-", &c), 1);
+	KTAP_EXPECT_INT_EQ(dft_parse_cache("crashed:1:2:3:4:5:6:7:8:9:10:11:12", &c), 0);
+	KTAP_EXPECT_STR_EQ(c.state, "crashed");
+	for (i = 0; i < DFT_NR_CACHE; i++)
+		ktap_check(c.v[i] == i + 1, "field %s is %llu", dft_cache_fields[i],
+			   (unsigned long long)c.v[i]);
+	KTAP_EXPECT_INT_EQ(dft_parse_cache("on:1:2:3:4:5:6:7:8:9:10:11:12:99", &c), 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		ktap_check(dft_parse_cache(bad[i], &c) == -EINVAL, "'%s' refused", bad[i]);
+}
+
 static const struct ktap_case dft_cases[] = {
 	KTAP_CASE(test_info),
 	KTAP_CASE(test_info_many_rules),
@@ -304,6 +336,7 @@ static const struct ktap_case dft_cases[] = {
 	KTAP_CASE(test_kmsg),
 	KTAP_CASE(test_counters),
 	KTAP_CASE(test_json),
+	KTAP_CASE(test_cache_word),
 };
 
 int main(void)

@@ -158,6 +158,34 @@ static void dft_stats_human_rule(const struct dft_opts *o, const struct dft_rule
 	       rs->action[0] ? rs->action : "-", dft_yes_no(rs->enabled), a, b, c);
 }
 
+/* The cache's line: its state and counters, as the kernel gave them. */
+static void dft_stats_human_cache(const struct dft_sample *s)
+{
+	struct dft_cache_stat c;
+	unsigned int i;
+
+	if (!s->st.cache || dft_parse_cache(s->st.cache, &c))
+		return;
+	printf("  cache %s", c.state);
+	for (i = 0; i < DFT_NR_CACHE; i++)
+		printf(" %s=%llu", dft_cache_fields[i], (unsigned long long)c.v[i]);
+	printf("\n");
+}
+
+static void dft_stats_json_cache(struct dft_json *j, const struct dft_sample *s)
+{
+	struct dft_cache_stat c;
+	unsigned int i;
+
+	if (!s->st.cache || dft_parse_cache(s->st.cache, &c))
+		return;
+	dft_json_begin(j, "cache", '{');
+	dft_json_str(j, "state", c.state);
+	for (i = 0; i < DFT_NR_CACHE; i++)
+		dft_json_u64(j, dft_cache_fields[i], c.v[i]);
+	dft_json_end(j, '}');
+}
+
 static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s,
 			    const struct dft_stats *prev, double secs)
 {
@@ -169,6 +197,7 @@ static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s
 		printf(", held %llu", (unsigned long long)s->st.held);
 	printf("\n");
 	dft_stats_human_ops(o, s, prev, secs);
+	dft_stats_human_cache(s);
 	if (!s->st.nr_rules)
 		return;
 	printf("  %-4s %-8s %-7s %10s %10s %10s%s\n", "RULE", "ACTION", "ENABLED",
@@ -242,6 +271,7 @@ static void dft_stats_json(struct dft_json *j, const struct dft_sample *s,
 	dft_json_str(j, "disk", s->disk);
 	if (s->st.has_held)
 		dft_json_u64(j, "held", s->st.held);
+	dft_stats_json_cache(j, s);
 	dft_json_begin(j, "ops", '{');
 	for (i = 0; i < s->st.nr_ops; i++)
 		dft_stats_json_op(j, &s->st.ops[i], prev, secs);

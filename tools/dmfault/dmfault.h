@@ -108,6 +108,24 @@ struct dft_stats {
 	struct dft_rule_stat *rules;
 };
 
+/*
+ * The cache word of the INFO status: its state and counters, in the order
+ * dft_cache_fields names them (the kernel's dm-fault-cache.c prints them).
+ */
+enum {
+	DFT_C_BLOCKS, DFT_C_BYTES, DFT_C_HWM, DFT_C_LIMIT, DFT_C_WRITES, DFT_C_FLUSHES,
+	DFT_C_FUA, DFT_C_FORCED, DFT_C_WRITTEN_BACK, DFT_C_CRASHES, DFT_C_LOST_WRITES,
+	DFT_C_LOST_SECTORS, DFT_NR_CACHE
+};
+
+struct dft_cache_stat {
+	char state[DFT_NAME_LEN];	/* on, off, crashed */
+	uint64_t v[DFT_NR_CACHE];
+};
+
+extern const char *const dft_cache_fields[DFT_NR_CACHE];
+int dft_parse_cache(const char *word, struct dft_cache_stat *c);
+
 void dft_stats_free(struct dft_stats *st);
 int dft_parse_info(const char *status, struct dft_stats *st, const char **err);
 
@@ -116,6 +134,7 @@ struct dft_table_status {
 	uint64_t offset;
 	unsigned int nr_rules;
 	char **rules;
+	char *features;			/* "cache limit=...", or NULL */
 };
 
 void dft_table_status_free(struct dft_table_status *ts);
@@ -249,6 +268,12 @@ struct dft_opts {
 	struct dft_kv *set;			/* knob settings: alloc set, run */
 	int cmd_argc;
 	char **cmd_argv;
+
+	/* crashtest */
+	char *ct_setup, *ct_workload, *ct_check, *ct_lose, *ct_at;
+	uint64_t ct_seed, ct_limit;
+	bool ct_have_seed, ct_have_limit;
+	long long ct_seeds, ct_points;
 };
 
 int dft_parse_setting(struct dft_opts *o, char *arg);
@@ -276,6 +301,7 @@ DFT_HANDLER(dft_cmd_rule_replace);
 DFT_HANDLER(dft_cmd_rule_list);
 DFT_HANDLER(dft_cmd_rule_check);
 DFT_HANDLER(dft_cmd_stats);
+DFT_HANDLER(dft_cmd_crashtest);
 DFT_HANDLER(dft_cmd_reset);
 DFT_HANDLER(dft_cmd_release);
 DFT_HANDLER(dft_cmd_log);

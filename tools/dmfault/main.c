@@ -27,7 +27,9 @@ enum dft_opt_kind {
 	DFT_OPT_SET,		/* KNOB=VALUE */
 	DFT_OPT_KNOB,		/* --NAME V, a shorthand for --set .action=V */
 	DFT_OPT_WATCH,
-	DFT_OPT_COUNT,
+	DFT_OPT_COUNT,		/* long long at .off, 1 or more */
+	DFT_OPT_STR,		/* char * at .off */
+	DFT_OPT_U64,		/* uint64_t at .off, bool at .seen */
 	DFT_OPT_VERBOSE,
 	DFT_OPT_HELP,
 };
@@ -49,6 +51,8 @@ struct dft_opt {
 	{ n, 0, "SPEC", DFT_OPT_ACTION, 0, 0, n, h }
 #define KNOB(n, s, a, h) \
 	{ n, s, a, DFT_OPT_KNOB, 0, 0, n, h }
+#define STR(n, a, field, h) \
+	{ n, 0, a, DFT_OPT_STR, offsetof(struct dft_opts, field), 0, NULL, h }
 
 static const struct dft_opt dft_options[] = {
 	{ "help", 'h', NULL, DFT_OPT_HELP, 0, 0, NULL, "show this help and exit" },
@@ -73,7 +77,8 @@ static const struct dft_opt dft_options[] = {
 	FLAG("bytes", 'b', bytes, "print sizes in bytes"),
 	{ "watch", 'w', "SECONDS", DFT_OPT_WATCH, 0, 0, NULL,
 	  "refresh every SECONDS with rates per second" },
-	{ "count", 'c', "N", DFT_OPT_COUNT, 0, 0, NULL, "stop after N refreshes" },
+	{ "count", 'c', "N", DFT_OPT_COUNT, offsetof(struct dft_opts, count), 0, NULL,
+	  "stop after N refreshes" },
 	FLAG("force", 'f', force, "remove even a device that is not a fault device"),
 	FLAG("retry", 0, retry, "retry a remove that fails because the device is busy"),
 	FLAG("slab", 0, slab, "the slab hook (failslab), the default"),
@@ -86,10 +91,23 @@ static const struct dft_opt dft_options[] = {
 	KNOB("space", 0, "BYTES", "let BYTES of allocations through first"),
 	FLAG("nth-sweep", 0, nth_sweep,
 	     "run CMD with fail-nth 1, 2, ... until it completes with no fault"),
-	{ "max-steps", 0, "N", DFT_OPT_COUNT, 1, 0, NULL,
+	{ "max-steps", 0, "N", DFT_OPT_COUNT, offsetof(struct dft_opts, max_steps), 0, NULL,
 	  "stop a sweep after N steps (default 10000)" },
 	FLAG("exec", 0, with_exec,
 	     "fail allocations of the exec too (as failcmd.sh; may panic a TOMOYO kernel)"),
+	STR("setup", "CMD", ct_setup, "crashtest: make the state to start from (mkfs, mount)"),
+	STR("workload", "CMD", ct_workload, "crashtest: the program under test"),
+	STR("check", "CMD", ct_check, "crashtest: judge the recovered state (fsck, mount, app check)"),
+	STR("lose", "POLICY", ct_lose, "crashtest: all, none, writes or sectors (default)"),
+	STR("at", "POINT", ct_at, "crashtest: one run, crashing at flush:N or end"),
+	{ "seed", 0, "N", DFT_OPT_U64, offsetof(struct dft_opts, ct_seed),
+	  offsetof(struct dft_opts, ct_have_seed), NULL, "crashtest: one seed, N" },
+	{ "seeds", 0, "K", DFT_OPT_COUNT, offsetof(struct dft_opts, ct_seeds), 0, NULL,
+	  "crashtest: seeds 1..K at each point (default 2)" },
+	{ "points", 0, "N", DFT_OPT_COUNT, offsetof(struct dft_opts, ct_points), 0, NULL,
+	  "crashtest: at most N points, spread over the epochs (default all)" },
+	{ "limit", 0, "SIZE", DFT_OPT_SIZE, offsetof(struct dft_opts, ct_limit),
+	  offsetof(struct dft_opts, ct_have_limit), NULL, "crashtest: the cache's memory limit" },
 };
 
 #define OPTS(...)	((const char *const[]){ __VA_ARGS__, NULL })
@@ -154,6 +172,10 @@ static const struct dft_cmd dft_cmds[] = {
 	  "run CMD with allocator faults aimed at it and report them",
 	  OPTS("slab", "page", "set", "probability", "interval", "times", "space",
 	       "nth-sweep", "max-steps", "exec"), DFT_CMD_ARGV },
+	{ "crashtest", "DEV", 1, 1, dft_cmd_crashtest,
+	  "explore crash states: run a workload on DEV with power cuts at each flush",
+	  OPTS("setup", "workload", "check", "lose", "at", "seed", "seeds", "points", "limit",
+	       "json"), 0 },
 	{ "completion", "[bash]", 0, 1, dft_cmd_completion,
 	  "print the bash completion script", NULL, 0 },
 	{ "help", "[COMMAND]", 0, 2, dft_cmd_help,
@@ -705,10 +727,16 @@ static int dft_set_opt(const struct dft_cmd *cmd, struct dft_opts *o,
 		if (dft_parse_u64(val, &u) || !u || u > INT64_MAX)
 			return dft_usage_err(cmd, "--%s: '%s' is not a positive count",
 					     opt->name, val);
-		if (opt->off)
-			o->max_steps = u;
-		else
-			o->count = u;
+		*(long long *)((char *)o + opt->off) = u;
+		return 0;
+	case DFT_OPT_STR:
+		*(char **)((char *)o + opt->off) = val;
+		return 0;
+	case DFT_OPT_U64:
+		if (dft_parse_u64(val, &u))
+			return dft_usage_err(cmd, "--%s: '%s' is not a number", opt->name, val);
+		*(uint64_t *)((char *)o + opt->off) = u;
+		*(bool *)((char *)o + opt->seen) = true;
 		return 0;
 	}
 	return 0;

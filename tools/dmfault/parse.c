@@ -110,9 +110,49 @@ static int dft_parse_rule_entry(char *tok, struct dft_rule_stat *rs)
 	return 0;
 }
 
+const char *const dft_cache_fields[DFT_NR_CACHE] = {
+	[DFT_C_BLOCKS] = "blocks", [DFT_C_BYTES] = "bytes", [DFT_C_HWM] = "high_water",
+	[DFT_C_LIMIT] = "limit", [DFT_C_WRITES] = "writes", [DFT_C_FLUSHES] = "flushes",
+	[DFT_C_FUA] = "fua", [DFT_C_FORCED] = "forced", [DFT_C_WRITTEN_BACK] = "written_back",
+	[DFT_C_CRASHES] = "crashes", [DFT_C_LOST_WRITES] = "lost_writes",
+	[DFT_C_LOST_SECTORS] = "lost_sectors",
+};
+
+/**
+ * dft_parse_cache - parse the cache word of the INFO status
+ * @word: "state:blocks:...:lost_sectors" (fields a newer target adds after
+ *        these are ignored)
+ * @c: filled in
+ *
+ * Return: 0, 1 if @word is "-" (no cache), -EINVAL if malformed.
+ */
+int dft_parse_cache(const char *word, struct dft_cache_stat *c)
+{
+	char buf[512], *s = buf, *tok;
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	if (!strcmp(word, "-"))
+		return 1;
+	if (strlen(word) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, word);
+	tok = strsep(&s, ":");
+	if (!*tok || strlen(tok) >= sizeof(c->state))
+		return -EINVAL;
+	strcpy(c->state, tok);
+	for (i = 0; i < DFT_NR_CACHE; i++) {
+		tok = strsep(&s, ":");
+		if (!tok || dft_parse_u64(tok, &c->v[i]))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * "[<held> [<cache>]]": the end of the INFO status.  The cache word ("-" when
- * off, or colon-separated fields) is kept as it is; nothing may follow it.
+ * off, or colon-separated fields) is kept as it is; words after it belong to
+ * a newer target and are left alone, so that this tool reads its status.
  */
 static int dft_parse_info_tail(char *s, struct dft_stats *st, const char **err)
 {
@@ -132,10 +172,6 @@ static int dft_parse_info_tail(char *s, struct dft_stats *st, const char **err)
 	if (!st->cache) {
 		*err = "out of memory";
 		return -ENOMEM;
-	}
-	if (dft_token(&s, " ")) {
-		*err = "fields after the cache mode";
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -227,6 +263,7 @@ void dft_table_status_free(struct dft_table_status *ts)
 	for (i = 0; ts->rules && i < ts->nr_rules; i++)
 		free(ts->rules[i]);
 	free(ts->rules);
+	free(ts->features);
 	memset(ts, 0, sizeof(*ts));
 }
 
@@ -244,6 +281,40 @@ static int dft_parse_devnum(char *tok, struct dft_table_status *ts)
 }
 
 /* "[<nr> <rule>...]": the rules of the TABLE status, each copied. */
+/* "[<n> <feature>...]" after the rules, kept as one string */
+static int dft_parse_table_features(char *s, struct dft_table_status *ts, const char **err)
+{
+	char *tok = dft_token(&s, " ");
+	unsigned int n, i;
+	size_t len;
+
+	if (!tok)
+		return 0;
+	if (dft_parse_uint(tok, &n) || !n || n > 16) {
+		*err = "more rules than counted";
+		return -EINVAL;
+	}
+	ts->features = calloc(1, strlen(s) + 1);
+	if (!ts->features) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		tok = dft_token(&s, " ");
+		if (!tok) {
+			*err = "feature words missing";
+			return -EINVAL;
+		}
+		len = strlen(ts->features);
+		sprintf(ts->features + len, "%s%s", len ? " " : "", tok);
+	}
+	if (dft_token(&s, " ")) {
+		*err = "more features than counted";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int dft_parse_table_rules(char *s, struct dft_table_status *ts, const char **err)
 {
 	char *tok = dft_token(&s, " ");
@@ -269,11 +340,7 @@ static int dft_parse_table_rules(char *s, struct dft_table_status *ts, const cha
 			goto oom;
 		ts->nr_rules++;
 	}
-	if (dft_token(&s, " ")) {
-		*err = "more rules than counted";
-		return -EINVAL;
-	}
-	return 0;
+	return dft_parse_table_features(s, ts, err);
 oom:
 	*err = "out of memory";
 	return -ENOMEM;
@@ -281,7 +348,7 @@ oom:
 
 /**
  * dft_parse_table_status - parse the TABLE status of a fault target
- * @params: "<maj:min> <offset> [<nr> <rule>...]"
+ * @params: "<maj:min> <offset> [<nr> <rule>... [<n> <feature>...]]"
  * @ts: filled in; free with dft_table_status_free() (also after an error)
  * @err: on failure, what was wrong
  *
