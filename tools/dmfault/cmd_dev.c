@@ -156,26 +156,15 @@ static int dft_ctr_rule(const char *kreason, char *const *rules, unsigned int nr
 	return -ENOENT;
 }
 
-DFT_HANDLER(dft_cmd_create)
+/* Where the device goes on @devarg: ta->dev, ta->offset and ta->len. */
+static int dft_create_extent(const struct dft_cmd *cmd, const struct dft_opts *o,
+			     const char *devarg, struct dft_table_args *ta, char *devnum,
+			     size_t len)
 {
-	struct dft_table_args ta = { .rules = (const char *const *)o->rules };
-	const char *name = argv[0], *devarg = argv[1], *why;
-	unsigned int major, minor, idx;
-	struct dft_buf b = { 0 };
-	char devnum[32], kreason[512];
-	struct dft_kmsg km;
+	unsigned int major, minor;
 	uint64_t disk = 0;
-	int r, loaded;
+	int r;
 
-	(void)argc;
-	if (!dft_name_ok(name))
-		return dft_usage_err(cmd, "'%s' is not a valid device name", name);
-	r = dft_check_rules(cmd, o);
-	if (r)
-		return r;
-	if (o->nr_rules > DFT_MAX_RULES)
-		return dft_usage_err(cmd, "%u rules given, the target takes %d at most",
-				     o->nr_rules, DFT_MAX_RULES);
 	r = dft_resolve_dev(devarg, &major, &minor);
 	if (r == -ENOENT)
 		return dft_err("%s: no such device", devarg);
@@ -187,33 +176,40 @@ DFT_HANDLER(dft_cmd_create)
 	if (r && !o->have_size)
 		return dft_err("%s: cannot read its size (%s); give --size", devarg,
 			       strerror(-r));
-	ta.offset = o->offset / 512;
+	ta->offset = o->offset / 512;
 	if (o->have_size) {
-		ta.len = o->size / 512;
-		if (!ta.len)
+		ta->len = o->size / 512;
+		if (!ta->len)
 			return dft_usage_err(cmd, "--size must not be 0");
 	} else {
-		if (ta.offset >= disk)
+		if (ta->offset >= disk)
 			return dft_err("%s: --offset is past its end (%llu bytes)", devarg,
 				       (unsigned long long)disk * 512);
-		ta.len = disk - ta.offset;
+		ta->len = disk - ta->offset;
 	}
-	if (disk && (ta.offset > disk || ta.len > disk - ta.offset))
+	if (disk && (ta->offset > disk || ta->len > disk - ta->offset))
 		return dft_err("%s: offset + size go past its end (%llu bytes)", devarg,
 			       (unsigned long long)disk * 512);
-	snprintf(devnum, sizeof(devnum), "%u:%u", major, minor);
-	ta.dev = devnum;
-	ta.nr_rules = o->nr_rules;
+	snprintf(devnum, len, "%u:%u", major, minor);
+	ta->dev = devnum;
+	return 0;
+}
 
-	if (o->print) {
-		r = dft_table_line(&ta, &b);
-		if (!r)
-			printf("%s\n", b.text);
-		dft_buf_free(&b);
-		return r ? dft_err("out of memory") : DFT_EXIT_OK;
-	}
-	r = dft_table_params(&ta, &b);
-	if (r) {
+/*
+ * Load the table: on a refusal, say why as the kernel logged it, naming the
+ * rule it is about.
+ */
+static int dft_create_load(const struct dft_opts *o, const char *name,
+			   const struct dft_table_args *ta)
+{
+	struct dft_buf b = { 0 };
+	char kreason[512];
+	struct dft_kmsg km;
+	unsigned int idx;
+	const char *why;
+	int r, loaded;
+
+	if (dft_table_params(ta, &b)) {
 		dft_buf_free(&b);
 		return dft_err("out of memory");
 	}
@@ -222,20 +218,18 @@ DFT_HANDLER(dft_cmd_create)
 		dft_buf_free(&b);
 		return dft_dev_err(NULL, loaded);
 	}
-	dft_info(o, "table: 0 %llu %s %s", (unsigned long long)ta.len, DFT_TARGET, b.text);
+	dft_info(o, "table: 0 %llu %s %s", (unsigned long long)ta->len, DFT_TARGET, b.text);
 	dft_kmsg_mark(&km);
-	r = dft_dm_create(name, ta.len, b.text);
+	r = dft_dm_create(name, ta->len, b.text);
 	dft_buf_free(&b);
-	if (!r) {
+	if (r != -EINVAL)
 		dft_kmsg_close(&km);
+	if (!r) {
 		dft_info(o, "created /dev/mapper/%s", name);
 		return DFT_EXIT_OK;
 	}
-	if (r != -EINVAL) {
-		dft_kmsg_close(&km);
+	if (r != -EINVAL)
 		return dft_dev_err(name, r);
-	}
-	/* the table was refused: why? */
 	if (!loaded && dft_dm_target_loaded() == 0) {
 		dft_kmsg_close(&km);
 		return dft_dev_err(name, -DFT_ENOMODULE);
@@ -247,6 +241,36 @@ DFT_HANDLER(dft_cmd_create)
 		return dft_rule_refused(name, o->rules[idx], r, why);
 	return dft_err("%s: the target refused the table: %s", name,
 		       kreason[0] ? kreason : "invalid argument (see the kernel log)");
+}
+
+DFT_HANDLER(dft_cmd_create)
+{
+	struct dft_table_args ta = { .rules = (const char *const *)o->rules };
+	const char *name = argv[0];
+	struct dft_buf b = { 0 };
+	char devnum[32];
+	int r;
+
+	(void)argc;
+	if (!dft_name_ok(name))
+		return dft_usage_err(cmd, "'%s' is not a valid device name", name);
+	r = dft_check_rules(cmd, o);
+	if (r)
+		return r;
+	if (o->nr_rules > DFT_MAX_RULES)
+		return dft_usage_err(cmd, "%u rules given, the target takes %d at most",
+				     o->nr_rules, DFT_MAX_RULES);
+	r = dft_create_extent(cmd, o, argv[1], &ta, devnum, sizeof(devnum));
+	if (r)
+		return r;
+	ta.nr_rules = o->nr_rules;
+	if (!o->print)
+		return dft_create_load(o, name, &ta);
+	r = dft_table_line(&ta, &b);
+	if (!r)
+		printf("%s\n", b.text);
+	dft_buf_free(&b);
+	return r ? dft_err("out of memory") : DFT_EXIT_OK;
 }
 
 DFT_HANDLER(dft_cmd_remove)
@@ -340,12 +364,61 @@ int dft_fault_names(char ***out, unsigned int *nr)
 	return 0;
 }
 
+static void dft_list_json(const struct dft_listed *l, unsigned int nl)
+{
+	struct dft_json j;
+	char num[32];
+	unsigned int i;
+
+	dft_json_init(&j, stdout, false);
+	dft_json_begin(&j, NULL, '{');
+	dft_json_begin(&j, "devices", '[');
+	for (i = 0; i < nl; i++) {
+		dft_json_begin(&j, NULL, '{');
+		dft_json_str(&j, "name", l[i].name);
+		snprintf(num, sizeof(num), "%u:%u", l[i].major, l[i].minor);
+		dft_json_str(&j, "maj:min", num);
+		dft_json_u64(&j, "size", l[i].size * 512);
+		dft_json_str(&j, "disk", l[i].disk);
+		snprintf(num, sizeof(num), "%u:%u", l[i].disk_major, l[i].disk_minor);
+		dft_json_str(&j, "disk_maj:min", num);
+		dft_json_u64(&j, "offset", l[i].offset * 512);
+		dft_json_u64(&j, "rules", l[i].rules);
+		dft_json_u64(&j, "segments", l[i].segments);
+		dft_json_bool(&j, "suspended", l[i].suspended);
+		dft_json_end(&j, '}');
+	}
+	dft_json_end(&j, ']');
+	dft_json_end(&j, '}');
+	dft_json_finish(&j);
+}
+
+static void dft_list_human(const struct dft_opts *o, const struct dft_listed *l,
+			   unsigned int nl)
+{
+	char size[32], off[32];
+	unsigned int i;
+
+	if (!nl)
+		return;
+	printf("%-16s %8s  %-16s %10s %5s\n", "NAME", "SIZE", "DISK", "OFFSET", "RULES");
+	for (i = 0; i < nl; i++) {
+		if (o->bytes) {
+			snprintf(size, sizeof(size), "%llu", (unsigned long long)l[i].size * 512);
+			snprintf(off, sizeof(off), "%llu", (unsigned long long)l[i].offset * 512);
+		} else {
+			dft_human_size(l[i].size * 512, size, sizeof(size));
+			dft_human_size(l[i].offset * 512, off, sizeof(off));
+		}
+		printf("%-16s %8s  %-16s %10s %5u%s\n", l[i].name, size, l[i].disk, off,
+		       l[i].rules, l[i].suspended ? "  (suspended)" : "");
+	}
+}
+
 DFT_HANDLER(dft_cmd_list)
 {
 	struct dft_listed *l = NULL, *p;
 	unsigned int n, i, nl = 0;
-	char size[32], off[32];
-	struct dft_json j;
 	char **names;
 	int r;
 
@@ -376,42 +449,9 @@ DFT_HANDLER(dft_cmd_list)
 		for (i = 0; i < nl; i++)
 			printf("%s\n", l[i].name);
 	} else if (o->json) {
-		dft_json_init(&j, stdout, false);
-		dft_json_begin(&j, NULL, '{');
-		dft_json_begin(&j, "devices", '[');
-		for (i = 0; i < nl; i++) {
-			dft_json_begin(&j, NULL, '{');
-			dft_json_str(&j, "name", l[i].name);
-			snprintf(size, sizeof(size), "%u:%u", l[i].major, l[i].minor);
-			dft_json_str(&j, "maj:min", size);
-			dft_json_u64(&j, "size", l[i].size * 512);
-			dft_json_str(&j, "disk", l[i].disk);
-			snprintf(size, sizeof(size), "%u:%u", l[i].disk_major, l[i].disk_minor);
-			dft_json_str(&j, "disk_maj:min", size);
-			dft_json_u64(&j, "offset", l[i].offset * 512);
-			dft_json_u64(&j, "rules", l[i].rules);
-			dft_json_u64(&j, "segments", l[i].segments);
-			dft_json_bool(&j, "suspended", l[i].suspended);
-			dft_json_end(&j, '}');
-		}
-		dft_json_end(&j, ']');
-		dft_json_end(&j, '}');
-		dft_json_finish(&j);
-	} else if (nl) {
-		printf("%-16s %8s  %-16s %10s %5s\n", "NAME", "SIZE", "DISK", "OFFSET", "RULES");
-		for (i = 0; i < nl; i++) {
-			if (o->bytes) {
-				snprintf(size, sizeof(size), "%llu",
-					 (unsigned long long)l[i].size * 512);
-				snprintf(off, sizeof(off), "%llu",
-					 (unsigned long long)l[i].offset * 512);
-			} else {
-				dft_human_size(l[i].size * 512, size, sizeof(size));
-				dft_human_size(l[i].offset * 512, off, sizeof(off));
-			}
-			printf("%-16s %8s  %-16s %10s %5u%s\n", l[i].name, size, l[i].disk, off,
-			       l[i].rules, l[i].suspended ? "  (suspended)" : "");
-		}
+		dft_list_json(l, nl);
+	} else {
+		dft_list_human(o, l, nl);
 	}
 out:
 	free(l);

@@ -338,14 +338,43 @@ static void dft_stats_report(const struct dft_opts *o, struct dft_sample *s,
 	fflush(stdout);
 }
 
+/* --watch: sample every interval, report rates against the last sample. */
+static int dft_stats_watch(const struct dft_opts *o, struct dft_sample *s,
+			   struct dft_stats *prev, unsigned int n, int ret)
+{
+	double t0 = dft_now(), t1;
+	long long done = 0;
+	unsigned int i;
+	int r;
+
+	while (o->count < 0 || done < o->count) {
+		for (i = 0; i < n; i++) {
+			dft_stats_free(&prev[i]);
+			prev[i] = s[i].st;
+			memset(&s[i].st, 0, sizeof(s[i].st));
+		}
+		dft_sleep_ms(o->watch_ms);
+		t1 = dft_now();
+		for (i = 0; i < n; i++) {
+			r = dft_sample_one(&s[i]);
+			if (r)
+				ret = r;
+		}
+		dft_stats_report(o, s, prev, n, t1 - t0);
+		t0 = t1;
+		done++;
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
 DFT_HANDLER(dft_cmd_stats)
 {
 	struct dft_sample *s;
 	struct dft_stats *prev = NULL;
 	char **names = NULL;
 	unsigned int n, i;
-	long long done = 0;
-	double t0, t1;
 	int r, ret = DFT_EXIT_OK;
 
 	(void)cmd;
@@ -370,30 +399,10 @@ DFT_HANDLER(dft_cmd_stats)
 		if (r)
 			ret = r;
 	}
-	if (!o->watch_ms) {
+	if (o->watch_ms)
+		ret = dft_stats_watch(o, s, prev, n, ret);
+	else
 		dft_stats_report(o, s, NULL, n, 0);
-		goto out;
-	}
-	t0 = dft_now();
-	while (o->count < 0 || done < o->count) {
-		for (i = 0; i < n; i++) {
-			dft_stats_free(&prev[i]);
-			prev[i] = s[i].st;
-			memset(&s[i].st, 0, sizeof(s[i].st));
-		}
-		dft_sleep_ms(o->watch_ms);
-		t1 = dft_now();
-		for (i = 0; i < n; i++) {
-			r = dft_sample_one(&s[i]);
-			if (r)
-				ret = r;
-		}
-		dft_stats_report(o, s, prev, n, t1 - t0);
-		t0 = t1;
-		done++;
-		if (ret)
-			break;
-	}
 out:
 	for (i = 0; s && i < n; i++) {
 		dft_stats_free(&s[i].st);
@@ -445,13 +454,51 @@ DFT_HANDLER(dft_cmd_release)
 	return dft_simple_msg(1, argv, msg);
 }
 
+/* One device's log entries, as JSON or as table rows (after one header). */
+static void dft_log_print(const struct dft_opts *o, struct dft_json *j, const char *name,
+			  const struct dft_log_entry *e, unsigned int n, bool *header)
+{
+	unsigned int k;
+
+	if (o->json) {
+		dft_json_begin(j, NULL, '{');
+		dft_json_str(j, "name", name);
+		dft_json_begin(j, "entries", '[');
+	}
+	for (k = 0; k < n; k++) {
+		if (o->json) {
+			dft_json_begin(j, NULL, '{');
+			dft_json_num(j, "time", e[k].time);
+			dft_json_str(j, "op", e[k].op);
+			dft_json_u64(j, "sector", e[k].sector);
+			dft_json_u64(j, "bytes", e[k].bytes);
+			dft_json_u64(j, "rule", e[k].rule);
+			dft_json_str(j, "action", e[k].action);
+			dft_json_end(j, '}');
+			continue;
+		}
+		if (!*header) {
+			printf("%-16s %-16s %-12s %12s %8s %5s  %s\n", "TIME", "DEVICE", "OP",
+			       "SECTOR", "BYTES", "RULE", "ACTION");
+			*header = true;
+		}
+		printf("%-16s %-16s %-12s %12llu %8llu %5u  %s\n", e[k].time, name, e[k].op,
+		       (unsigned long long)e[k].sector, (unsigned long long)e[k].bytes,
+		       e[k].rule, e[k].action);
+	}
+	if (o->json) {
+		dft_json_end(j, ']');
+		dft_json_end(j, '}');
+	}
+}
+
 DFT_HANDLER(dft_cmd_log)
 {
-	struct dft_log_entry *e = NULL;
+	struct dft_log_entry *e;
 	char kreason[512], *reply;
 	const char *err;
 	struct dft_json j;
-	unsigned int n, k;
+	unsigned int n;
 	bool header = false;
 	int i, r, er = 0, ret = DFT_EXIT_OK;
 
@@ -471,44 +518,15 @@ DFT_HANDLER(dft_cmd_log)
 			ret = dft_msg_failed(argv[i], "log", er, kreason);
 			continue;
 		}
+		e = NULL;
 		r = dft_parse_log_reply(reply, &e, &n, &err);
 		free(reply);
 		if (r) {
 			ret = dft_err("%s: cannot parse the log reply: %s", argv[i], err);
 			continue;
 		}
-		if (o->json) {
-			dft_json_begin(&j, NULL, '{');
-			dft_json_str(&j, "name", argv[i]);
-			dft_json_begin(&j, "entries", '[');
-		}
-		for (k = 0; k < n; k++) {
-			if (o->json) {
-				dft_json_begin(&j, NULL, '{');
-				dft_json_num(&j, "time", e[k].time);
-				dft_json_str(&j, "op", e[k].op);
-				dft_json_u64(&j, "sector", e[k].sector);
-				dft_json_u64(&j, "bytes", e[k].bytes);
-				dft_json_u64(&j, "rule", e[k].rule);
-				dft_json_str(&j, "action", e[k].action);
-				dft_json_end(&j, '}');
-				continue;
-			}
-			if (!header) {
-				printf("%-16s %-16s %-12s %12s %8s %5s  %s\n", "TIME", "DEVICE", "OP",
-				       "SECTOR", "BYTES", "RULE", "ACTION");
-				header = true;
-			}
-			printf("%-16s %-16s %-12s %12llu %8llu %5u  %s\n", e[k].time, argv[i],
-			       e[k].op, (unsigned long long)e[k].sector,
-			       (unsigned long long)e[k].bytes, e[k].rule, e[k].action);
-		}
-		if (o->json) {
-			dft_json_end(&j, ']');
-			dft_json_end(&j, '}');
-		}
+		dft_log_print(o, &j, argv[i], e, n, &header);
 		free(e);
-		e = NULL;
 	}
 	if (o->json) {
 		dft_json_end(&j, ']');
