@@ -7,7 +7,7 @@
 # reads back the same; dmsetup status, message and create are refused, by
 # the control node's mode and, with a node anyone may open, by the kernel.
 # Then every action is exercised and nothing the target prints (status
-# INFO and TABLE, the log, stats and rule list replies, the kernel log
+# INFO, TABLE and IMA, the log, stats and rule list replies, the kernel log
 # lines of dm-fault, the engine and dmf_alloc) nor any debugfs file holds a
 # raw kernel pointer.
 . "$(dirname "$0")/../lib.sh"
@@ -194,6 +194,7 @@ dd if=/dev/mapper/pe of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null
 		dmsetup status $d
 		dmsetup table $d
 		dmsetup status --target fault $d
+		dmsetup measure $d
 		dmsetup message $d 0 stats
 		dmsetup message $d 0 log
 		dmsetup message $d 0 rule list
@@ -201,7 +202,8 @@ dd if=/dev/mapper/pe of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null
 } > "$W/target" 2>&1
 check "the log holds the injections" \
 	grep -qE '^[0-9]+\.[0-9]+ read 0 4096 1 error$' "$W/target"
-pointers "status, table, stats, log and rule list" "$W/target"
+check "the IMA status is there" grep -q 'target_name=fault,' "$W/target"
+pointers "status (INFO, TABLE, IMA), stats, log and rule list" "$W/target"
 
 # dmf_alloc: a fault with verbose 1 and one with verbose 2 (its call chain),
 # in a shell on tmpfs, aimed at the names_cache allocation of its open
