@@ -243,25 +243,14 @@ static int dmfa_cache_filter_show(struct seq_file *m, struct dmfa_hook *h,
 							   lockdep_is_held(&dmfa_lock)));
 }
 
-/*
- * Names of the caches to fail, e.g. "dentry kmalloc-64"; empty, "N" or "0"
- * for every cache.  The kernel's Y (caches flagged in /sys/kernel/slab)
- * has no equivalent: no cache can be flagged without CONFIG_FAILSLAB.
- */
+/* Names of the caches to fail; see dmfa_cache_filter_parse(). */
 static int dmfa_cache_filter_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
-	struct dmfa_names *n = NULL, *old;
+	struct dmfa_names *n, *old;
 
-	/* kstrtobool() would take "no_such_cache" for N */
-	if (!strcmp(val, "Y") || !strcmp(val, "y") || !strcmp(val, "1")) {
-		return -EINVAL;
-	} else if (strcmp(val, "N") && strcmp(val, "n") && strcmp(val, "0")) {
-		if (!dmfa_cache_names_known())
-			return -EOPNOTSUPP;
-		n = dmfa_names_parse(val, DMFA_NAMES_MAX, false);
-		if (IS_ERR(n))
-			return PTR_ERR(n);
-	}
+	n = dmfa_cache_filter_parse(val, dmfa_cache_names_known());
+	if (IS_ERR(n))
+		return PTR_ERR(n);
 	old = rcu_replace_pointer(h->cache_filter, n, lockdep_is_held(&dmfa_lock));
 	dmfa_names_free(old);
 	return 0;

@@ -386,46 +386,6 @@ static struct notifier_block dmfa_module_nb = {
 	.notifier_call = dmfa_module_event,
 };
 
-/**
- * dmfa_names_parse - split a knob value into names
- * @s: names separated by blanks or commas
- * @max: how many are allowed
- * @modules: module names: '-' is read as '_', as modprobe does
- *
- * Return: the list, NULL for an empty one, or an ERR_PTR: -EINVAL for a
- * name too long, -ENOSPC for too many names, -ENOMEM.
- */
-struct dmfa_names *dmfa_names_parse(const char *s, unsigned int max, bool modules)
-{
-	size_t len = strlen(s);
-	struct dmfa_names *n;
-	char *p, *tok;
-
-	n = kzalloc(struct_size(n, buf, len + 1), GFP_KERNEL);
-	if (!n)
-		return ERR_PTR(-ENOMEM);
-	memcpy(n->buf, s, len + 1);
-	p = n->buf;
-	while ((tok = strsep(&p, " \t\n,")) != NULL) {
-		if (!*tok)
-			continue;
-		if (n->nr >= max || n->nr >= DMFA_NAMES_MAX || strlen(tok) >= DMFA_NAME_LEN) {
-			int r = strlen(tok) >= DMFA_NAME_LEN ? -EINVAL : -ENOSPC;
-
-			kfree(n);
-			return ERR_PTR(r);
-		}
-		if (modules)
-			strreplace(tok, '-', '_');
-		n->name[n->nr++] = tok;
-	}
-	if (!n->nr) {
-		kfree(n);
-		return NULL;
-	}
-	return n;
-}
-
 void dmfa_names_free(struct dmfa_names *n)
 {
 	if (n)

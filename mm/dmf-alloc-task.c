@@ -233,28 +233,20 @@ static int dmfa_mark(pid_t nr, bool mark, bool apply)
  */
 int dmfa_marks_write(char *val, bool mark)
 {
-	static const char sep[] = " \t\n,";
 	unsigned int pass;
 	const char *s;
-	char tok[16];
+	bool unmark;
 	int pid, r;
 
 	for (pass = 0; pass < 2; pass++) {
-		for (s = val + strspn(val, sep); *s; s += strspn(s, sep)) {
-			size_t n = strcspn(s, sep);
-			bool m = mark && *s != '-';
-
-			if (n >= sizeof(tok))
-				return -EINVAL;
-			memcpy(tok, s, n);
-			tok[n] = '\0';
-			s += n;
-			if (kstrtoint(tok + (*tok == '-'), 10, &pid) || pid <= 0)
-				return -EINVAL;
-			r = dmfa_mark(pid, m, pass);
+		s = val;
+		while ((r = dmfa_pid_next(&s, &pid, &unmark)) > 0) {
+			r = dmfa_mark(pid, mark && !unmark, pass);
 			if (r)
 				return r;
 		}
+		if (r)
+			return r;
 	}
 	return 0;
 }
@@ -321,15 +313,9 @@ int dmfa_nths_write(char *val)
 {
 	struct task_struct *t;
 	int pid, n;
-	char c;
 
-	if (val[0] == '-') {
-		if (kstrtoint(val + 1, 10, &pid) || pid <= 0)
-			return -EINVAL;
-		n = 0;
-	} else if (sscanf(val, "%d %d %c", &pid, &n, &c) != 2 || pid <= 0 || n < 0) {
+	if (dmfa_nth_parse(val, &pid, &n))
 		return -EINVAL;
-	}
 	if (n)
 		return dmfa_nth_set(pid, n);
 	t = dmfa_get_task(pid);

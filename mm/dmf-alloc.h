@@ -9,6 +9,8 @@
  *   dmf-alloc-filter.c   lookups in the running kernel: slab cache names,
  *                        module and symbol text for the stack filter
  *   dmf-alloc-debugfs.c  the knobs
+ *   dmf-alloc-parse.c    what a write to a knob says, read with no side
+ *                        effect (the host fuzzers build it)
  *   dmf-alloc-x86.c      the architecture part
  *
  * Names private to mm/ start with dmfa_; dmf_ names are the engine's.
@@ -22,6 +24,8 @@
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <dmf/engine.h>
+
+#include "dmf-alloc-parse.h"
 
 struct kmem_cache;
 
@@ -75,17 +79,6 @@ struct dmfa_probe {
 	const struct dmfa_probe_desc *desc;
 	struct dmfa_hook *hook;
 	kprobe_opcode_t *addr;		/* where to probe; NULL: the symbol's entry */
-};
-
-/* A list of names from a knob (caches, modules, symbols), RCU-freed. */
-#define DMFA_NAMES_MAX	16
-#define DMFA_NAME_LEN	128
-
-struct dmfa_names {
-	struct rcu_head rcu;
-	unsigned int nr;
-	const char *name[DMFA_NAMES_MAX];
-	char buf[];
 };
 
 /* The stack filter lists; slot 0 of each range array is the raw range. */
@@ -166,7 +159,6 @@ bool dmfa_cache_names_known(void);
 bool dmfa_is_boot_cache(const struct kmem_cache *s);
 struct kmem_cache *dmfa_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets,
 				      unsigned long caller);
-struct dmfa_names *dmfa_names_parse(const char *s, unsigned int max, bool modules);
 void dmfa_names_free(struct dmfa_names *n);
 int dmfa_names_show(struct seq_file *m, const struct dmfa_names *n);
 int dmfa_stack_resolve(struct dmfa_hook *h, const struct module *going);

@@ -3,22 +3,11 @@
  * dm-fault compatibility tables: the table lines of dm-flakey, dm-delay and
  * dm-error, turned into fault rules, and printed back as those targets print
  * them.  The devices get dm-fault's statistics, log and messages on top.
- *
- * dm-flakey grew error_reads and random_{read,write}_corrupt in 6.6 and
- * changed how it prints its table; FAULT_FLAKEY_V2 (set by Kbuild from the
- * kernel version) picks the flakey of the kernel this is built for.
+ * The lines are read and printed by dm-fault-args.c.
  */
-#include <linux/ctype.h>
-
 #include "dm-fault.h"
 
 #define DM_MSG_PREFIX "fault"
-
-#define FAULT_FL_DROP_WRITES	BIT(0)
-#define FAULT_FL_ERROR_WRITES	BIT(1)
-#define FAULT_FL_ERROR_READS	BIT(2)
-
-#define FLAKEY_PROB_BASE	1000000000
 
 /* Flakey's writes: everything bio_data_dir() calls a write. */
 #define FLAKEY_WRITES	(BIT(FAULT_OP_WRITE) | BIT(FAULT_OP_FLUSH) | \
@@ -61,85 +50,9 @@ static int fault_flakey_random_corrupt(struct fault_c *fc, enum fault_op op, uns
 
 	if (rule) {
 		rule->cfg.bits = 1;
-		dmf_prob_set(&rule->cfg.attr.prob, p, FLAKEY_PROB_BASE);
+		dmf_prob_set(&rule->cfg.attr.prob, p, FAULT_FLAKEY_PROB_BASE);
 	}
 	return fault_compat_add(fc, rule);
-}
-
-static int fault_flakey_features(struct fault_c *fc, struct dm_arg_set *as)
-{
-	static const struct dm_arg _args[] = {
-		{0, 11, "Invalid number of feature args"},
-		{1, UINT_MAX, "Invalid corrupt bio byte"},
-		{0, 255, "Invalid corrupt value to write into bio byte (0-255)"},
-		{0, UINT_MAX, "Invalid corrupt bio flags mask"},
-		{0, FLAKEY_PROB_BASE, "Invalid random corrupt argument"},
-	};
-	struct fault_compat_args *ca = &fc->cargs;
-	struct dm_target *ti = fc->ti;
-	unsigned int argc;
-	const char *name;
-	int r;
-
-	if (!as->argc)
-		return 0;
-	r = fault_read_arg_group(_args, as, &argc, &ti->error);
-	if (r)
-		return r;
-	while (argc) {
-		name = dm_shift_arg(as);
-		argc--;
-		if (!strcasecmp(name, "drop_writes") || !strcasecmp(name, "error_writes")) {
-			if (ca->flags & (FAULT_FL_DROP_WRITES | FAULT_FL_ERROR_WRITES)) {
-				ti->error = "Only one of drop_writes and error_writes is allowed";
-				return -EINVAL;
-			}
-			ca->flags |= name[0] == 'd' ? FAULT_FL_DROP_WRITES : FAULT_FL_ERROR_WRITES;
-		} else if (FAULT_FLAKEY_V2 && !strcasecmp(name, "error_reads")) {
-			ca->flags |= FAULT_FL_ERROR_READS;
-		} else if (!strcasecmp(name, "corrupt_bio_byte")) {
-			if (argc < 4) {
-				ti->error = "Feature corrupt_bio_byte requires parameters";
-				return -EINVAL;
-			}
-			r = fault_read_arg(_args + 1, as, &ca->corrupt_byte, &ti->error);
-			if (r)
-				return r;
-			name = dm_shift_arg(as);
-			if (strcasecmp(name, "r") && strcasecmp(name, "w")) {
-				ti->error = "Invalid corrupt bio direction (r or w)";
-				return -EINVAL;
-			}
-			ca->corrupt_dir = name[0] | 0x20;
-			r = fault_read_arg(_args + 2, as, &ca->corrupt_value, &ti->error);
-			if (!r)
-				r = fault_read_arg(_args + 3, as, &ca->corrupt_flags, &ti->error);
-			if (r)
-				return r;
-			if (ca->corrupt_flags) {
-				ti->error = "corrupt_bio_byte bio flags are not supported";
-				return -EINVAL;
-			}
-			argc -= 4;
-		} else if (FAULT_FLAKEY_V2 && argc &&
-			   (!strcasecmp(name, "random_read_corrupt") ||
-			    !strcasecmp(name, "random_write_corrupt"))) {
-			r = fault_read_arg(_args + 4, as, name[7] == 'r' ? &ca->rrc : &ca->rwc,
-					   &ti->error);
-			if (r)
-				return r;
-			argc--;
-		} else {
-			ti->error = "Unrecognised flakey feature requested";
-			return -EINVAL;
-		}
-	}
-	if ((ca->flags & (FAULT_FL_DROP_WRITES | FAULT_FL_ERROR_WRITES)) &&
-	    ca->corrupt_byte && ca->corrupt_dir == 'w') {
-		ti->error = "drop_writes and error_writes are incompatible with corrupt_bio_byte w";
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* The rules that do in the down interval what dm-flakey does. */
@@ -200,10 +113,6 @@ static int fault_flakey_rules(struct fault_c *fc, bool no_features)
  */
 int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
-	static const struct dm_arg _args[] = {
-		{0, UINT_MAX, "Invalid up interval"},
-		{0, UINT_MAX, "Invalid down interval"},
-	};
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
 	struct fault_c *fc;
 	bool no_features;
@@ -220,17 +129,7 @@ int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = fault_ctx_open(fc, &as);
 	if (r)
 		goto bad;
-	r = fault_read_arg(_args, &as, &fc->cargs.up, &ti->error);
-	if (!r)
-		r = fault_read_arg(_args + 1, &as, &fc->cargs.down, &ti->error);
-	if (r)
-		goto bad;
-	if (!(fc->cargs.up + fc->cargs.down) || fc->cargs.up + fc->cargs.down < fc->cargs.up) {
-		ti->error = "Invalid up and down intervals";
-		r = -EINVAL;
-		goto bad;
-	}
-	r = fault_flakey_features(fc, &as);
+	r = fault_flakey_parse(&fc->cargs, &as, &ti->error);
 	if (r)
 		goto bad;
 	no_features = !fc->cargs.flags && !fc->cargs.corrupt_byte && !fc->cargs.rrc &&
@@ -245,33 +144,6 @@ int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 bad:
 	fault_ctx_destroy(ti);
 	return r;
-}
-
-static void fault_flakey_table(struct fault_c *fc, char *result, unsigned int maxlen)
-{
-	struct fault_compat_args *ca = &fc->cargs;
-	bool drop = ca->flags & FAULT_FL_DROP_WRITES, errw = ca->flags & FAULT_FL_ERROR_WRITES;
-	bool errr = ca->flags & FAULT_FL_ERROR_READS;
-	const char *sep = FAULT_FLAKEY_V2 ? "" : " ";
-	unsigned int sz = 0;
-
-	DMEMIT("%s %llu %u %u", fc->dev->name, (unsigned long long)fc->start, ca->up, ca->down);
-	DMEMIT(" %u%s", errr + drop + errw + (ca->corrupt_byte ? 5 : 0) + (ca->rrc ? 2 : 0) +
-	       (ca->rwc ? 2 : 0), sep);
-	if (errr)
-		DMEMIT(" error_reads");
-	if (drop)
-		DMEMIT(FAULT_FLAKEY_V2 ? " drop_writes" : "drop_writes ");
-	else if (errw)
-		DMEMIT(FAULT_FLAKEY_V2 ? " error_writes" : "error_writes ");
-	if (ca->corrupt_byte)
-		DMEMIT(FAULT_FLAKEY_V2 ? " corrupt_bio_byte %u %c %u %u" :
-		       "corrupt_bio_byte %u %c %u %u ", ca->corrupt_byte, ca->corrupt_dir,
-		       ca->corrupt_value, ca->corrupt_flags);
-	if (ca->rrc)
-		DMEMIT(" random_read_corrupt %u", ca->rrc);
-	if (ca->rwc)
-		DMEMIT(" random_write_corrupt %u", ca->rwc);
 }
 
 /*
@@ -292,8 +164,8 @@ int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
 	struct fault_compat_args *ca;
 	struct fault_rule *rule;
-	unsigned int i, ms;
 	struct fault_c *fc;
+	unsigned int i, ms;
 	int r;
 
 	if (argc != 3 && argc != 6 && argc != 9) {
@@ -308,21 +180,9 @@ int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = fault_ctx_open(fc, &as);
 	if (r)
 		goto bad;
-	ca->nr_delay = argc / 3;
-	for (i = 0; i < ca->nr_delay; i++) {
-		if (i && (strcmp(argv[3 * i], argv[0]) || strcmp(argv[3 * i + 1], argv[1]))) {
-			ti->error = "Every delay class must map the same device and offset";
-			r = -EINVAL;
-			goto bad;
-		}
-		if (!isdigit(argv[3 * i + 2][0]) || kstrtouint(argv[3 * i + 2], 10, &ms) ||
-		    ms > 86400000) {
-			ti->error = "Invalid delay";
-			r = -EINVAL;
-			goto bad;
-		}
-		ca->delay_ms[i] = ms;
-	}
+	r = fault_delay_parse(ca, argc, argv, &ti->error);
+	if (r)
+		goto bad;
 	/* one class delays everything; two: reads, then writes and flushes */
 	for (i = 0; i < 3; i++) {
 		ms = ca->delay_ms[min(i, ca->nr_delay - 1)];
@@ -340,16 +200,6 @@ int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 bad:
 	fault_ctx_destroy(ti);
 	return r;
-}
-
-static void fault_delay_table(struct fault_c *fc, char *result, unsigned int maxlen)
-{
-	struct fault_compat_args *ca = &fc->cargs;
-	unsigned int sz = 0, i;
-
-	for (i = 0; i < ca->nr_delay; i++)
-		DMEMIT("%s%s %llu %u", i ? " " : "", fc->dev->name,
-		       (unsigned long long)fc->start, ca->delay_ms[i]);
 }
 
 /*
@@ -379,10 +229,10 @@ void fault_compat_table(struct fault_c *fc, char *result, unsigned int maxlen)
 {
 	switch (fc->compat) {
 	case FAULT_FLAKEY:
-		fault_flakey_table(fc, result, maxlen);
+		fault_flakey_format(&fc->cargs, fc->dev->name, fc->start, result, maxlen);
 		break;
 	case FAULT_DELAY:
-		fault_delay_table(fc, result, maxlen);
+		fault_delay_format(&fc->cargs, fc->dev->name, fc->start, result, maxlen);
 		break;
 	default:
 		result[0] = '\0';

@@ -67,34 +67,6 @@ int fault_ctx_create(struct dm_target *ti, enum fault_compat kind)
 	return 0;
 }
 
-/*
- * dm_read_arg() and dm_read_arg_group() read with sscanf("%u"), which takes
- * 4294967296 as 0: refuse first what kstrtouint() refuses, with the
- * argument's own error text.
- */
-static int fault_arg_overflows(const struct dm_arg *arg, struct dm_arg_set *as, char **error)
-{
-	unsigned int v;
-
-	if (as->argc && kstrtouint(as->argv[0], 10, &v)) {
-		*error = arg->error;
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int fault_read_arg(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
-		   char **error)
-{
-	return fault_arg_overflows(arg, as, error) ?: dm_read_arg(arg, as, value, error);
-}
-
-int fault_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
-			 char **error)
-{
-	return fault_arg_overflows(arg, as, error) ?: dm_read_arg_group(arg, as, value, error);
-}
-
 /* Parse "<dev> <offset>" and open the device. */
 int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 {

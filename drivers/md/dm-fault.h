@@ -14,6 +14,7 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include "dm-fault-args.h"
 #include "dm-fault-rule.h"
 
 #define FAULT_MAX_RULES	256
@@ -70,19 +71,6 @@ enum fault_compat {
 	FAULT_FLAKEY,
 	FAULT_DELAY,
 	FAULT_ERROR,
-};
-
-/* What a compatibility table said, to print it back. */
-struct fault_compat_args {
-	unsigned int up, down;
-	unsigned long flags;		/* FAULT_FL_* */
-	unsigned int corrupt_byte;	/* 1-based; 0: none */
-	unsigned int corrupt_value;
-	unsigned int corrupt_flags;
-	char corrupt_dir;
-	unsigned int rrc, rwc;		/* random_{read,write}_corrupt, per 10^9 */
-	unsigned int nr_delay;		/* delay classes given: 1 to 3 */
-	unsigned int delay_ms[3];
 };
 
 struct fault_c {
@@ -157,10 +145,6 @@ void fault_rules_destroy(struct fault_c *fc);
 int fault_ctx_create(struct dm_target *ti, enum fault_compat kind);
 void fault_ctx_destroy(struct dm_target *ti);
 int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
-int fault_read_arg(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
-		   char **error);
-int fault_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
-			 char **error);
 
 /* dm-fault-compat.c */
 int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);

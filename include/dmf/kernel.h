@@ -8,6 +8,7 @@
 #define _DMF_KERNEL_H
 
 #include <linux/atomic.h>
+#include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/gcd.h>
 #include <linux/export.h>
@@ -15,12 +16,14 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/printk.h>
 #include <linux/random.h>
 #include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/types.h>

@@ -10,7 +10,7 @@
  *    parses back to the same configuration, and prints the same again.
  *
  * A broken invariant aborts; libFuzzer saves the input as crash-<sha1>.
- * With -DDMF_FUZZ_STANDALONE, main() only replays the files it is given.
+ * With -DDMF_FUZZ_STANDALONE, fuzz-main.c's main() replays the files given.
  */
 #include <stdint.h>
 
@@ -101,26 +101,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_rule(s);
 	return 0;
 }
-
-#ifdef DMF_FUZZ_STANDALONE
-int main(int argc, char **argv)
-{
-	static uint8_t buf[FZ_MAX_INPUT];
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		size_t n;
-
-		if (!f) {
-			perror(argv[i]);
-			return 2;
-		}
-		n = fread(buf, 1, sizeof(buf), f);
-		fclose(f);
-		LLVMFuzzerTestOneInput(buf, n);
-	}
-	printf("Done %d files\n", argc - 1);
-	return 0;
-}
-#endif

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #endif
 #include <dmf/kernel.h>
+#include <dmf/dm.h>
 
 #include <sched.h>
 #include <stdarg.h>
@@ -185,6 +186,148 @@ int scnprintf(char *buf, size_t size, const char *fmt, ...)
 	if ((size_t)n < size)
 		return n;
 	return size ? size - 1 : 0;
+}
+
+/* lib/ctype.c's isspace(): Latin-1's no-break space too. */
+static bool shim_kernel_isspace(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || (unsigned char)c == 0xa0;
+}
+
+static bool shim_kernel_isdigit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* simple_strntoull() in base 10: digits, wrapping, *end past them. */
+static unsigned long long shim_simple_strtoull(const char *s, const char **end)
+{
+	unsigned long long res = 0;
+
+	for (; shim_kernel_isdigit(*s); s++)
+		res = res * 10 + (unsigned int)(*s - '0');
+	*end = s;
+	return res;
+}
+
+/* lib/vsprintf.c's vsscanf(), line for line, for %d, %u and %c only. */
+int shim_sscanf(const char *buf, const char *fmt, ...)
+{
+	const char *str = buf;
+	unsigned long long v;
+	int num = 0;
+	bool is_sign, neg;
+	va_list ap;
+	char digit;
+
+	va_start(ap, fmt);
+	while (*fmt) {
+		if (shim_kernel_isspace(*fmt)) {
+			while (shim_kernel_isspace(*++fmt))
+				;
+			while (shim_kernel_isspace(*str))
+				str++;
+		}
+		if (*fmt != '%' && *fmt) {
+			if (*fmt++ != *str++)
+				break;
+			continue;
+		}
+		if (!*fmt)
+			break;
+		++fmt;
+		if (!*str)
+			break;
+		switch (*fmt++) {
+		case 'c':
+			*va_arg(ap, char *) = *str++;
+			num++;
+			continue;
+		case 'd':
+			is_sign = true;
+			break;
+		case 'u':
+			is_sign = false;
+			break;
+		default:
+			fprintf(stderr, "shim_sscanf: unsupported format \"%s\"\n", fmt - 2);
+			abort();
+		}
+		while (shim_kernel_isspace(*str))
+			str++;
+		digit = *str;
+		if (is_sign && digit == '-')
+			digit = str[1];
+		if (!shim_kernel_isdigit(digit))
+			break;
+		neg = *str == '-';
+		v = shim_simple_strtoull(str + neg, &str);
+		if (is_sign)
+			*va_arg(ap, int *) = (int)(neg ? -v : v);
+		else
+			*va_arg(ap, unsigned int *) = (unsigned int)v;
+		num++;
+	}
+	va_end(ap);
+	return num;
+}
+
+char *skip_spaces(const char *str)
+{
+	while (shim_kernel_isspace(*str))
+		++str;
+	return (char *)str;
+}
+
+char *strreplace(char *str, char old, char new)
+{
+	for (; *str; ++str)
+		if (*str == old)
+			*str = new;
+	return str;
+}
+
+/* drivers/md/dm-table.c's argument readers, for dm-fault-args.c */
+const char *dm_shift_arg(struct dm_arg_set *as)
+{
+	if (!as->argc)
+		return NULL;
+	as->argc--;
+	return *as->argv++;
+}
+
+void dm_consume_args(struct dm_arg_set *as, unsigned int num_args)
+{
+	if (as->argc < num_args)
+		abort();	/* BUG_ON() */
+	as->argc -= num_args;
+	as->argv += num_args;
+}
+
+static int shim_validate_next_arg(const struct dm_arg *arg, struct dm_arg_set *arg_set,
+				  unsigned int *value, char **error, unsigned int grouped)
+{
+	const char *arg_str = dm_shift_arg(arg_set);
+	char dummy;
+
+	if (!arg_str || sscanf(arg_str, "%u%c", value, &dummy) != 1 ||
+	    *value < arg->min || *value > arg->max || (grouped && arg_set->argc < *value)) {
+		*error = arg->error;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int dm_read_arg(const struct dm_arg *arg, struct dm_arg_set *arg_set, unsigned int *value,
+		char **error)
+{
+	return shim_validate_next_arg(arg, arg_set, value, error, 0);
+}
+
+int dm_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *arg_set,
+		      unsigned int *num_args, char **error)
+{
+	return shim_validate_next_arg(arg, arg_set, num_args, error, 1);
 }
 
 int printk(const char *fmt, ...)

@@ -139,6 +139,55 @@ static inline int __must_check kstrtos64(const char *s, unsigned int base, s64 *
 /* <linux/sprintf.h> */
 int scnprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 
+/*
+ * The kernel's sscanf() (lib/vsprintf.c), not libc's, for %d, %u and %c:
+ * blanks before a number skipped, no '+', a number past the type wrapped.
+ * Other conversions abort.
+ */
+int shim_sscanf(const char *buf, const char *fmt, ...);
+#define sscanf shim_sscanf
+
+/* <linux/err.h> */
+#define MAX_ERRNO	4095
+#define IS_ERR_VALUE(x)	((unsigned long)(void *)(x) >= (unsigned long)-MAX_ERRNO)
+
+static inline void *ERR_PTR(long error)
+{
+	return (void *)error;
+}
+
+static inline long PTR_ERR(const void *ptr)
+{
+	return (long)ptr;
+}
+
+static inline bool IS_ERR(const void *ptr)
+{
+	return IS_ERR_VALUE(ptr);
+}
+
+static inline bool IS_ERR_OR_NULL(const void *ptr)
+{
+	return !ptr || IS_ERR_VALUE(ptr);
+}
+
+/* <linux/overflow.h>: saturating at SIZE_MAX, so an allocation fails. */
+static inline size_t shim_struct_size(size_t base, size_t elem, size_t n)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(elem, n, &bytes) || __builtin_add_overflow(bytes, base, &bytes))
+		return SIZE_MAX;
+	return bytes;
+}
+
+#define struct_size(p, member, count) \
+	shim_struct_size(sizeof(*(p)), sizeof(*(p)->member), (count))
+
+/* <linux/string.h>; strsep() and the rest are libc's. */
+char *strreplace(char *str, char old, char new);
+char *skip_spaces(const char *str);	/* the kernel's isspace(): 0xa0 too */
+
 /* <linux/printk.h> */
 #ifndef pr_fmt
 #define pr_fmt(fmt) fmt
@@ -211,6 +260,12 @@ void mutex_lock(struct mutex *lock);
 void mutex_unlock(struct mutex *lock);
 int mutex_trylock(struct mutex *lock);
 #define lockdep_assert_held(l)	((void)(l))
+
+/* <linux/types.h> */
+struct rcu_head {
+	struct rcu_head *next;
+	void (*func)(struct rcu_head *head);
+};
 
 /*
  * <linux/rcupdate.h>: readers share a writer-preferring rwlock that
