@@ -82,6 +82,8 @@ static void test_alloc_report(void)
 		   "alloc report: vmalloc error");
 	ktap_check(dft_alloc_failure_report("mount: page allocation failure: order:0, mode:0x40cc0(GFP_KERNEL|__GFP_COMP), nodemask=(null)"),
 		   "alloc report: page allocation failure");
+	ktap_check(dft_alloc_failure_report("sysctl could not get directory: /net/netfilter/nf_log -12"),
+		   "alloc report: 6.1's sysctl registration");
 	ktap_check(!dft_alloc_failure_report("WARNING: CPU: 1 PID: 1581 at fs/proc/generic.c:733 remove_proc_entry+0xb6/0x1d0"),
 		   "alloc report: a warning is not one");
 }

@@ -978,7 +978,7 @@ static void dft_sweep_post(const struct dft_sweep *sw)
 /*
  * What the kernel logged during a step: its problems (printed) and the
  * fault's chain.  The stack dump of the kernel's report of the failed
- * allocation itself (warn_alloc) is not a problem.
+ * allocation itself (warn_alloc, dft_alloc_failure_report) is not a problem.
  */
 static void dft_step_log(struct dft_kmsg *km, struct dft_sweep *sw, struct dft_step *s)
 {

@@ -170,15 +170,17 @@ void dft_chain_key(const struct dft_chain *c, const char *kind, const char *what
 }
 
 /*
- * The first line of the kernel's own report of a failed allocation
- * (warn_alloc(): "COMM: page allocation failure: order:0, mode:0x...(...),
- * nodemask=(null),cpuset=/,mems_allowed=0", or "vmalloc error: ..."),
- * which goes on with a stack dump ("Call Trace:") and Mem-Info.  It is what
- * an allocation that may fail says when it does: no finding.
+ * The first line of a report the kernel prints, with a stack dump
+ * ("Call Trace:"), when an allocation fails and the caller copes with it:
+ * warn_alloc() ("COMM: page allocation failure: order:0, mode:0x...(...),
+ * nodemask=(null),cpuset=/,mems_allowed=0", "vmalloc error: ..."), and
+ * 6.1's __register_sysctl_table() ("sysctl could not get directory: /net
+ * -12").  Diagnostics of a failure handled, not findings.
  */
 bool dft_alloc_failure_report(const char *line)
 {
-	return strstr(line, ", mode:0x") && strstr(line, "nodemask=");
+	return (strstr(line, ", mode:0x") && strstr(line, "nodemask=")) ||
+	       strstr(line, "sysctl could not get directory: ");
 }
 
 /* Is @word one of the blank-separated words of @list? */
