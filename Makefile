@@ -7,6 +7,8 @@
 #   make check      host unit tests, fuzz smoke, VM suites on every kernel
 #   make check-long make check with the full sweeps and loops (DMF_LONG=1)
 #   make demo       a fault device under fio in a VM, with its statistics
+#   make hunt       dmfault hunt over its whole catalogue in a VM, each kernel in
+#                   turn (HUNT_STEPS steps a path, default 150; HUNT_PATHS: some)
 #   make lint       checkpatch --strict, sparse (C=1), W=1: warnings are errors
 #   make bench      side-by-side ratios under QEMU -icount
 #   make clean
@@ -21,7 +23,7 @@ K = $${KVERS:-$$(scripts/kvers.sh)}
 export KVERS
 SRCS := Kbuild lib drivers mm include
 
-.PHONY: all modules tools check check-long unit fuzz vmtest demo lint bench clean deps
+.PHONY: all modules tools check check-long unit fuzz vmtest demo hunt lint bench clean deps
 
 all: modules tools
 
@@ -61,6 +63,14 @@ check-long: deps-check
 demo: deps-check
 	@$(MAKE) -s modules tools
 	@k="$(K)"; tests/vm/run --kernel "$${k##* }" --disk 512M -- tests/demo.sh
+
+# About 25 minutes a kernel on two shared cores: not part of make check.
+hunt: deps-check
+	@$(MAKE) -s modules tools
+	@rc=0; for k in $(K); do \
+		nice -n 10 tests/vm/run --kernel $$k --mem 2048 --timeout 3000 -- \
+			env HUNT_STEPS=$${HUNT_STEPS:-150} tests/vm/hunt.sh $$HUNT_PATHS || rc=1; \
+	done; exit $$rc
 
 lint: deps-lint
 	@scripts/lint.sh $(K)

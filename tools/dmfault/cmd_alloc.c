@@ -830,14 +830,12 @@ static void dft_probe_free(struct dft_probe *pr)
 		free(pr->files[--pr->nr_files]);
 }
 
-/* Run the probe; 0 if all is well, else what failed in @why. */
-static int dft_probe_run(struct dft_probe *pr, char *why, size_t len)
+/* Open and read each of the probe's files. */
+static int dft_probe_files(struct dft_probe *pr, char *why, size_t len)
 {
 	char buf[4096];
 	unsigned int i;
-	ssize_t r;
-	pid_t pid;
-	int fd, st, n, p[2];
+	int fd;
 
 	for (i = 0; i < pr->nr_files; i++) {
 		fd = open(pr->files[i], O_RDONLY | O_CLOEXEC);
@@ -850,19 +848,38 @@ static int dft_probe_run(struct dft_probe *pr, char *why, size_t len)
 		}
 		close(fd);
 	}
-	/* exec ourselves, its stderr (ld.so's complaints) in a pipe */
+	return 0;
+}
+
+/* The first line of what comes through @fd until EOF, in @buf. */
+static void dft_read_first_line(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < len - 1 && (r = read(fd, buf + n, len - 1 - n)) != 0) {
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0)
+			n += r;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Exec ourselves ("dmfault version"), ld.so's complaints on stderr kept. */
+static int dft_probe_exec(char *why, size_t len)
+{
+	char buf[512];
+	pid_t pid;
+	int fd, st, p[2];
+
 	if (pipe2(p, O_CLOEXEC)) {
 		snprintf(why, len, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0) {
-		snprintf(why, len, "fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
 	if (!pid) {
 		fd = open("/dev/null", O_WRONLY);
 		if (fd >= 0)
@@ -873,30 +890,33 @@ static int dft_probe_run(struct dft_probe *pr, char *why, size_t len)
 		_exit(127);
 	}
 	close(p[1]);
-	n = 0;
-	while (n < (int)sizeof(buf) - 1 && (r = read(p[0], buf + n, sizeof(buf) - 1 - n)) != 0) {
-		if (r < 0 && errno != EINTR)
-			break;
-		if (r > 0)
-			n += r;
+	if (pid < 0) {
+		snprintf(why, len, "fork: %s", strerror(errno));
+		close(p[0]);
+		return -1;
 	}
+	dft_read_first_line(p[0], buf, sizeof(buf));
 	close(p[0]);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
 			snprintf(why, len, "wait: %s", strerror(errno));
 			return -1;
 		}
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		if (WIFSIGNALED(st))
-			snprintf(why, len, "exec of dmfault version: killed by signal %d",
-				 WTERMSIG(st));
-		else
-			snprintf(why, len, "exec of dmfault version: exit %d%s%.300s",
-				 WEXITSTATUS(st), *buf ? ": " : "", buf);
+	if (WIFSIGNALED(st))
+		snprintf(why, len, "exec of dmfault version: killed by signal %d", WTERMSIG(st));
+	else if (WEXITSTATUS(st))
+		snprintf(why, len, "exec of dmfault version: exit %d%s%.300s", WEXITSTATUS(st),
+			 *buf ? ": " : "", buf);
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+/* Run the probe; 0 if all is well, else what failed in @why. */
+static int dft_probe_run(struct dft_probe *pr, char *why, size_t len)
+{
+	int n;
+
+	if (dft_probe_files(pr, why, len) || dft_probe_exec(why, len))
 		return -1;
-	}
 	n = dft_count_fds();
 	if (n != pr->fds) {
 		snprintf(why, len, "dmfault has %d open files, %d at the start", n, pr->fds);
@@ -929,7 +949,7 @@ static int dft_probe_init(struct dft_probe *pr, const struct dft_opts *o, char *
 
 /* One line: how the probe's caches moved since the start; "possible leak"
  * where one grew by at least a slab's worth and one object a faulted run. */
-static void dft_probe_slab_report(struct dft_probe *pr, long long runs)
+static void dft_probe_slab_report(FILE *out, struct dft_probe *pr, long long runs)
 {
 	long long now[ARRAY_SIZE(dft_probe_caches)], d;
 	unsigned int i, shown = 0;
@@ -939,21 +959,22 @@ static void dft_probe_slab_report(struct dft_probe *pr, long long runs)
 		if (now[i] < 0 || pr->slab[i] < 0)
 			continue;
 		d = now[i] - pr->slab[i];
-		printf("%s %s %+lld", shown++ ? "," : "nth-sweep: slab objects since the start:",
-		       dft_probe_caches[i], d);
+		fprintf(out, "%s %s %+lld", shown++ ? "," : "nth-sweep: slab objects since the start:",
+			dft_probe_caches[i], d);
 		if (d >= 64 && d >= runs)
-			printf(" (possible leak)");
+			fprintf(out, " (possible leak)");
 	}
 	if (shown)
-		printf("\n");
+		fprintf(out, "\n");
 }
 
 /* The sweep's last line: "nth-sweep: CMD <what>; ... exited non-zero; ... kernel problems" */
-static void dft_sweep_summary(const struct dft_opts *o, const char *what, long long failed,
-			      unsigned int trouble)
+static void dft_sweep_summary(const struct dft_opts *o, const struct dft_sweep *sw,
+			      const char *what)
 {
-	printf("nth-sweep: %s %s; %lld exited non-zero; %u kernel problem%s\n", o->cmd_argv[0],
-	       what, failed, trouble, trouble == 1 ? "" : "s");
+	if (sw->out)
+		fprintf(sw->out, "nth-sweep: %s %s; %lld exited non-zero; %u kernel problem%s\n",
+			o->cmd_argv[0], what, sw->failed, sw->trouble, sw->trouble == 1 ? "" : "s");
 }
 
 static const char *dft_runs(long long n)
@@ -961,92 +982,184 @@ static const char *dft_runs(long long n)
 	return n == 1 ? "" : "s";
 }
 
+/* Undo what a step did (a mount, a device): @sw->post, its output dropped. */
+static void dft_sweep_post(const struct dft_sweep *sw)
+{
+	char line[4096];
+
+	if (!sw->post)
+		return;
+	snprintf(line, sizeof(line), "(%s) >/dev/null 2>&1", sw->post);
+	if (system(line) < 0)
+		dft_err("cannot run '%s': %s", sw->post, strerror(errno));
+}
+
+/*
+ * What the kernel logged during a step: its problems (printed) and the
+ * fault's chain.  The stack dump of the kernel's report of the failed
+ * allocation itself (warn_alloc, dft_alloc_failure_report) is not a problem.
+ */
+static void dft_step_log(struct dft_kmsg *km, struct dft_sweep *sw, struct dft_step *s)
+{
+	char rec[1024];
+	const char *text, *kind;
+	bool alloc_report = false;
+
+	while (dft_kmsg_next(km, rec, sizeof(rec), &text) > 0) {
+		if (dft_chain_feed(&s->chain, text))
+			continue;
+		if (dft_alloc_failure_report(text))
+			alloc_report = true;
+		kind = dft_kernel_problem(text);
+		if (!kind || (alloc_report && !strcmp(kind, "Call Trace")))
+			continue;
+		alloc_report = false;
+		if (sw->out)
+			fprintf(sw->out, "step %lld: kernel: %s\n", s->step, text);
+		if (!s->problems++) {
+			s->kind = kind;
+			snprintf(s->problem, sizeof(s->problem), "%s", text);
+		}
+	}
+	sw->trouble += s->problems;
+}
+
+/*
+ * A step that injected nothing ends the sweep: it completed, or its exec
+ * failed, which at step 1 means the command cannot be run and later that an
+ * earlier step broke something (issue 15).
+ */
+static int dft_sweep_unfaulted(const struct dft_opts *o, struct dft_sweep *sw,
+			       struct dft_probe *pr, const struct dft_step *s, int exec_errno)
+{
+	char what[800];
+	FILE *out = sw->out;
+
+	if (!exec_errno) {
+		if (out)
+			fprintf(out, "step %lld: %s, no fault injected: done\n", s->step, s->status);
+		if (out)
+			dft_probe_slab_report(out, pr, s->step - 1);
+		snprintf(what, sizeof(what), "completed without a fault after %lld faulted run%s",
+			 sw->steps, dft_runs(sw->steps));
+		sw->end = DFT_SWEEP_DONE;
+		dft_sweep_summary(o, sw, what);
+		return sw->trouble ? DFT_EXIT_FAIL : DFT_EXIT_OK;
+	}
+	if (out)
+		fprintf(out, "step %lld: %s, no fault injected: the command did not run\n",
+			s->step, s->status);
+	if (s->step == 1)
+		snprintf(what, sizeof(what), "could not be run (exec failed: %s): nothing swept",
+			 strerror(exec_errno));
+	else
+		snprintf(what, sizeof(what),
+			 "did not run at step %lld (exec failed: %s) with no fault injected: the system is broken (lasting damage from an earlier step?); stopped after %lld faulted run%s",
+			 s->step, strerror(exec_errno), sw->steps, dft_runs(sw->steps));
+	sw->end = s->step == 1 ? DFT_SWEEP_NORUN : DFT_SWEEP_BROKEN;
+	snprintf(sw->why, sizeof(sw->why), "%s", s->status);
+	dft_sweep_summary(o, sw, what);
+	return DFT_EXIT_FAIL;
+}
+
+/* After a faulted step: report it, then the probe.  -1 to go on, or an exit status. */
+static int dft_sweep_faulted(const struct dft_opts *o, struct dft_sweep *sw,
+			     struct dft_probe *pr, struct dft_step *s, bool failed)
+{
+	char what[800];
+
+	sw->steps++;
+	sw->faults += s->faults;
+	if (failed)
+		sw->failed++;
+	if (sw->out) {
+		fprintf(sw->out, "step %lld: %s, %llu fault%s injected\n", s->step, s->status,
+			(unsigned long long)s->faults, s->faults == 1 ? "" : "s");
+		fflush(sw->out);
+	}
+	if (!dft_probe_run(pr, s->damage, sizeof(s->damage)))
+		return -1;
+	if (sw->out) {
+		fprintf(sw->out, "step %lld: lasting damage: %s\n", s->step, s->damage);
+		dft_probe_slab_report(sw->out, pr, s->step);
+	}
+	snprintf(what, sizeof(what),
+		 "left lasting damage at step %lld (%s); stopped after %lld faulted run%s",
+		 s->step, s->damage, s->step, dft_runs(s->step));
+	sw->end = DFT_SWEEP_DAMAGE;
+	snprintf(sw->why, sizeof(sw->why), "%s", s->damage);
+	dft_sweep_summary(o, sw, what);
+	return DFT_EXIT_FAIL;
+}
+
+/* Step @s->step of the sweep: -1 to go on, or the sweep's exit status. */
+static int dft_sweep_step(struct dft_opts *o, unsigned int mask, struct dft_sweep *sw,
+			  struct dft_probe *pr, struct dft_step *s)
+{
+	bool tty = sw->out == stdout && dft_tty(stderr) && !o->verbose;
+	struct dft_kmsg km;
+	int r, st = 0, ee = 0;
+
+	if (tty)
+		fprintf(stderr, "\rnth-sweep: step %lld ...", s->step);
+	dft_kmsg_mark(&km);
+	r = dft_run_once(o, mask, s->step, &st, &ee, &s->faults);
+	dft_sweep_post(sw);
+	dft_step_log(&km, sw, s);
+	dft_kmsg_close(&km);
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	sw->end = DFT_SWEEP_ERROR;
+	if (r)
+		return r;
+	if (s->faults == UINT64_MAX)
+		return dft_err("cannot tell whether a fault was injected: no 'injected' counter under %s",
+			       dft_debugfs());
+	dft_describe_status(st, ee, s->status, sizeof(s->status));
+	if (!s->faults)
+		r = dft_sweep_unfaulted(o, sw, pr, s, ee);
+	else
+		r = dft_sweep_faulted(o, sw, pr, s, st || ee);
+	if (sw->on_step)
+		sw->on_step(sw, s);
+	return r;
+}
+
+/*
+ * fail-nth 1, 2, ... until a step runs without a fault, the probe finds
+ * lasting damage or --max-steps; what happened is in @sw (o->sweep for
+ * hunt), the step lines go to its out.
+ */
 static int dft_sweep(struct dft_opts *o, unsigned int mask)
 {
-	char desc[128], why[640], what[800];
-	unsigned int trouble = 0, t;
-	long long step, failed = 0;
-	uint64_t faults;
-	struct dft_kmsg km;
+	struct dft_sweep own = { .out = stdout }, *sw = o->sweep ? o->sweep : &own;
 	struct dft_probe pr;
-	bool tty = dft_tty(stderr) && !o->verbose;
-	int r = DFT_EXIT_FAIL, st, ee;
+	struct dft_step s;
+	long long n;
+	int r = -1;
 
-	if (dft_probe_init(&pr, o, why, sizeof(why))) {
+	if (dft_probe_init(&pr, o, sw->why, sizeof(sw->why))) {
 		dft_probe_free(&pr);
-		return dft_err("nth-sweep: the sanity probe fails before the first step: %s", why);
+		sw->end = DFT_SWEEP_NORUN;
+		if (!sw->out)
+			return DFT_EXIT_FAIL;
+		return dft_err("nth-sweep: the sanity probe fails before the first step: %s",
+			       sw->why);
 	}
-	for (step = 1; step <= o->max_steps && !dft_stop; step++) {
-		if (tty)
-			fprintf(stderr, "\rnth-sweep: step %lld ...", step);
-		dft_kmsg_mark(&km);
-		r = dft_run_once(o, mask, step, &st, &ee, &faults);
-		t = dft_kernel_trouble(&km, step, stdout);
-		dft_kmsg_close(&km);
-		trouble += t;
-		if (tty)
-			fprintf(stderr, "\r\033[K");
-		if (r)
-			goto out;
-		if (faults == UINT64_MAX) {
-			r = dft_err("cannot tell whether a fault was injected: no 'injected' counter under %s",
-				    dft_debugfs());
-			goto out;
-		}
-		dft_describe_status(st, ee, desc, sizeof(desc));
-		if (!faults && ee) {
-			/*
-			 * The exec failed and nothing was injected: the command
-			 * never ran.  At step 1 it cannot be run at all; later
-			 * an earlier step broke something (issue 15).
-			 */
-			printf("step %lld: %s, no fault injected: the command did not run\n", step,
-			       desc);
-			if (step == 1)
-				snprintf(what, sizeof(what),
-					 "could not be run (exec failed: %s): nothing swept",
-					 strerror(ee));
-			else
-				snprintf(what, sizeof(what),
-					 "did not run at step %lld (exec failed: %s) with no fault injected: the system is broken (lasting damage from an earlier step?); stopped after %lld faulted run%s",
-					 step, strerror(ee), step - 1, dft_runs(step - 1));
-			dft_sweep_summary(o, what, failed, trouble);
-			r = DFT_EXIT_FAIL;
-			goto out;
-		}
-		if (!faults) {
-			printf("step %lld: %s, no fault injected: done\n", step, desc);
-			dft_probe_slab_report(&pr, step - 1);
-			snprintf(what, sizeof(what), "completed without a fault after %lld faulted run%s",
-				 step - 1, dft_runs(step - 1));
-			dft_sweep_summary(o, what, failed, trouble);
-			r = trouble ? DFT_EXIT_FAIL : DFT_EXIT_OK;
-			goto out;
-		}
-		printf("step %lld: %s, %llu fault%s injected\n", step, desc,
-		       (unsigned long long)faults, faults == 1 ? "" : "s");
-		fflush(stdout);
-		if (st || ee)
-			failed++;
-		if (dft_probe_run(&pr, why, sizeof(why))) {
-			printf("step %lld: lasting damage: %s\n", step, why);
-			dft_probe_slab_report(&pr, step);
-			snprintf(what, sizeof(what),
-				 "left lasting damage at step %lld (%s); stopped after %lld faulted run%s",
-				 step, why, step, dft_runs(step));
-			dft_sweep_summary(o, what, failed, trouble);
-			r = DFT_EXIT_FAIL;
-			goto out;
-		}
+	for (n = 1; n <= o->max_steps && !dft_stop && r < 0; n++) {
+		s = (struct dft_step){ .step = n };
+		r = dft_sweep_step(o, mask, sw, &pr, &s);
 	}
-	if (dft_stop)
-		r = dft_err("nth-sweep interrupted at step %lld", step);
-	else
-		r = dft_err("nth-sweep: %s still hit a fault at step %lld (--max-steps)",
-			    o->cmd_argv[0], o->max_steps);
-out:
 	dft_probe_free(&pr);
-	return r;
+	if (r >= 0)
+		return r;
+	sw->end = dft_stop ? DFT_SWEEP_STOPPED : DFT_SWEEP_MAX;
+	if (!sw->out)
+		return DFT_EXIT_FAIL;
+	if (dft_stop)
+		return dft_err("nth-sweep interrupted at step %lld", n);
+	return dft_err("nth-sweep: %s still hit a fault at step %lld (--max-steps)",
+		       o->cmd_argv[0], o->max_steps);
 }
 
 DFT_HANDLER(dft_cmd_run)

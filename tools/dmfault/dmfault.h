@@ -6,7 +6,8 @@
  * Layout: main.c holds the command table, the argument parser, help and the
  * completion script; cmd_dev.c (create, remove, list, table), cmd_rule.c
  * (rules on a live device), cmd_stats.c (stats, log, reset, release) and
- * cmd_alloc.c (allocator hooks, run) are the handlers; dm.c is the only
+ * cmd_alloc.c (allocator hooks, run, the fail-nth sweep), cmd_hunt.c (hunt)
+ * are the handlers; hunt.c (the hunt's catalogue, call chains, findings) dm.c is the only
  * file that talks to libdevmapper and kmsg.c reads the kernel log; rule.c
  * checks rules with the target's own parser (rule.h); spec.c (readable
  * options to table text), parse.c (status and message replies) and json.c
@@ -226,6 +227,97 @@ int dft_kmsg_next(struct dft_kmsg *k, char *buf, size_t len, const char **text);
 void dft_kmsg_close(struct dft_kmsg *k);
 const char *dft_kmsg_dm_reason(struct dft_kmsg *k, char *out, size_t len);
 
+/* ---- hunt.c: the hunt's catalogue, call chains and findings (libc only) ----- */
+
+#define DFT_HUNT_DIR		"/dev/shm/dmf-hunt"	/* the catalogue's scratch space */
+#define DFT_CHAIN_LEN		1024
+
+/* A kernel path of the hunt: shell lines (sh -c) around one command. */
+struct dft_hunt_path {
+	const char *name;
+	const char *setup;		/* once, before the sweep */
+	const char *cmd;		/* the swept command, split at blanks */
+	const char *post;		/* after each step (undo what the step did) */
+	const char *teardown;		/* once, after the sweep */
+	const char *knobs;		/* KNOB=VALUE... for this path; probe=FILE */
+};
+
+extern const struct dft_hunt_path dft_hunt_catalog[];
+extern const unsigned int dft_hunt_catalog_size;
+
+int dft_hunt_parse_line(char *line, struct dft_hunt_path *p);
+
+/* The call chain of the fault a step injected, from the hook's log (verbose 2). */
+struct dft_chain {
+	char fault[256];		/* "failslab kmem_cache_alloc_noprof(cache ...)" */
+	char frames[DFT_CHAIN_LEN];	/* "p9_tag_alloc < p9_client_prepare_req < ..." */
+	unsigned int nr;
+	bool seen;			/* a fault was logged */
+};
+
+bool dft_chain_feed(struct dft_chain *c, const char *text);
+void dft_chain_key(const struct dft_chain *c, const char *kind, const char *what, char *key,
+		   size_t len);
+
+/* One finding of the hunt: a kernel problem or lasting damage, by call chain. */
+struct dft_finding {
+	char key[DFT_CHAIN_LEN + 96];
+	char kind[32];			/* "WARNING:", "lasting damage", ... */
+	char what[256];			/* the first log line, or what the probe saw */
+	struct dft_chain chain;
+	char path[64];			/* where it was seen first */
+	long long step;
+	unsigned int hits;
+	char paths[256];		/* every path it was seen in */
+};
+
+struct dft_findings {
+	struct dft_finding *f;
+	unsigned int nr;
+};
+
+bool dft_alloc_failure_report(const char *line);
+int dft_findings_add(struct dft_findings *fs, const struct dft_finding *nf);
+void dft_findings_free(struct dft_findings *fs);
+
+/* ---- cmd_alloc.c: the fail-nth sweep, for run --nth-sweep and hunt ---------- */
+
+/* What one step of a sweep did and left behind. */
+struct dft_step {
+	long long step;
+	uint64_t faults;
+	char status[128];		/* "exit 1", "exec failed: ..." */
+	unsigned int problems;		/* kernel problem lines logged */
+	char problem[256];		/* the first */
+	const char *kind;		/* its pattern (dft_kernel_problem) */
+	char damage[640];		/* what the sanity probe found broken, or "" */
+	struct dft_chain chain;
+};
+
+enum dft_sweep_end {
+	DFT_SWEEP_DONE,			/* a step ran without a fault */
+	DFT_SWEEP_DAMAGE,		/* the probe failed after a step */
+	DFT_SWEEP_BROKEN,		/* an exec failed without a fault */
+	DFT_SWEEP_NORUN,		/* step 1 could not exec, or the probe failed first */
+	DFT_SWEEP_MAX,			/* --max-steps reached */
+	DFT_SWEEP_STOPPED,		/* interrupted */
+	DFT_SWEEP_ERROR,
+};
+
+struct dft_sweep {
+	FILE *out;			/* step lines and summary; NULL: none */
+	const char *post;		/* sh -c after each step, before the probe */
+	void (*on_step)(struct dft_sweep *sw, const struct dft_step *s);
+	void *ctx;
+	/* results */
+	enum dft_sweep_end end;
+	long long steps;		/* faulted runs */
+	long long failed;		/* of them, exited non-zero */
+	uint64_t faults;
+	unsigned int trouble;
+	char why[640];
+};
+
 /* ---- main.c: the command table and output helpers --------------------------- */
 
 struct dft_opts;
@@ -268,6 +360,7 @@ struct dft_opts {
 	struct dft_kv *set;			/* knob settings: alloc set, run */
 	int cmd_argc;
 	char **cmd_argv;
+	struct dft_sweep *sweep;		/* hunt: run --nth-sweep reports here */
 
 	/* crashtest */
 	char *ct_setup, *ct_workload, *ct_check, *ct_lose, *ct_at;
@@ -309,6 +402,7 @@ DFT_HANDLER(dft_cmd_alloc_show);
 DFT_HANDLER(dft_cmd_alloc_set);
 DFT_HANDLER(dft_cmd_alloc_mark);
 DFT_HANDLER(dft_cmd_run);
+DFT_HANDLER(dft_cmd_hunt);
 
 /* cmd_dev.c, shared by cmd_rule.c and cmd_stats.c */
 /* A fault device as list shows it. */

@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make hunt, in the guest: load the modules and run dmfault hunt over the
+# whole catalogue (or the paths named), each path's sweep bounded by
+# HUNT_STEPS (default 150) steps.  The table goes to stdout, a row a path
+# as it finishes.
+#
+#   tests/vm/run --kernel 6.12 --mem 2048 --timeout 3000 -- tests/vm/hunt.sh [PATH...]
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export PATH="$top/tools/dmfault:$top/tests/vm/bin:$PATH"
+"$top/tests/vm/load" >/dev/null || exit 1
+dmesg -n 1
+echo "# dmfault hunt on $(uname -r), --max-steps ${HUNT_STEPS:-150}"
+dmfault hunt --max-steps "${HUNT_STEPS:-150}" "$@"
+rc=$?
+echo "# dmfault hunt: exit $rc"
+exit $rc

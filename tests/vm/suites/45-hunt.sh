@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# dmfault hunt, short form (make hunt sweeps the whole catalogue): a
+# catalogue of its own ($DMFAULT_HUNT_CATALOG) with a clean path from the
+# built-in one and three planted findings.  dmf-hunt --plant FILE removes
+# FILE when its call fails, a stand-in for an error path that leaves
+# damage behind, and FILE is in that path's sanity probe: each planted path
+# ends in lasting damage at step 1.  The stack filter (alloc_file_pseudo)
+# makes step 1 fail the same allocation in plant-a and plant-b (pipe2): one
+# finding seen twice; plant-c fails it under eventfd: another chain, another
+# finding.  The table, its totals and the --json shape are checked.
+. "$(dirname "$0")/../lib.sh"
+ktap_begin hunt
+
+dmf_load 2>/dev/null
+if [ ! -d /sys/kernel/debug/dm-fault ]; then
+	skip "dmfault hunt" "dmf_alloc not loaded"
+	ktap_end
+	exit
+fi
+H=/dev/shm/h45
+mkdir -p $H
+cp "$top/tests/vm/bin/dmf-hunt" $H/
+P="$H/dmf-hunt --plant"
+S=require-symbol=alloc_file_pseudo
+cat > $H/catalog <<EOT
+# name|setup|command|post|teardown|knobs
+plant-a|: > $H/a|$P $H/a pipe|||$S probe=$H/a
+plant-b|: > $H/b|$P $H/b pipe|||$S probe=$H/b
+plant-c|: > $H/c|$P $H/c eventfd|||$S probe=$H/c
+timerfd||$H/dmf-hunt timerfd
+EOT
+export DMFAULT_HUNT_CATALOG=$H/catalog
+knobs() {	# the knobs hunt sets, both hooks
+	local d
+
+	for d in /sys/kernel/debug/dm-fault/{failslab,fail_page_alloc}; do
+		cat $d/{verbose,verbose_ratelimit_interval_ms,reject-module,probability,times}
+	done | paste -sd' '
+}
+before=$(knobs)
+
+out=$(dmfault hunt --max-steps 40 2>&1)
+rc=$?
+expect "hunt exits 1 when it has findings" 1 $rc
+row() {	# row PATH: "END FINDINGS" of PATH's table row
+	echo "$out" | awk -v p="$1" '$1 == p {print $5, $6, $7}'
+}
+for p in plant-a plant-b plant-c; do
+	expect "$p: lasting damage at step 1, one finding" "lasting damage 1" "$(row $p)"
+done
+t=$(echo "$out" | awk '$1 == "timerfd" {print $2, $NF}')
+if [[ $t =~ ^[1-9][0-9]*\ 0$ ]]; then
+	ok "timerfd: swept ($t), no finding"
+else
+	fail "timerfd: swept, no finding" "row: $t" "$out"
+fi
+expect "two findings: plant-a and plant-b share a chain, plant-c has its own" 2 \
+	"$(echo "$out" | grep -c '^finding ')"
+if [[ $out == *"finding 1: lasting damage: open $H/a: No such file or directory"* ]] &&
+	[[ $out == *"seen 2 times, in: plant-a plant-b; first at plant-a step 1"* ]] &&
+	[[ $out == *"seen 1 time, in: plant-c; first at plant-c step 1"* ]]; then
+	ok "findings name their paths, hits and first step"
+else
+	fail "findings name their paths, hits and first step" "$out"
+fi
+expect "each finding has the injected call chain through alloc_file_pseudo" 2 \
+	"$(echo "$out" | grep -c '^  chain: .*alloc_file_pseudo')"
+expect "each finding has a reproduce line" 2 \
+	"$(echo "$out" | grep -c "^  reproduce: DMFAULT_HUNT_CATALOG=$H/catalog dmfault hunt --max-steps 1 plant-")"
+if [[ $out =~ hunt:\ 4\ paths,\ ([0-9]+)\ faulted\ steps,\ ([0-9]+)\ faults\ injected,\ 2\ findings ]] &&
+	[ "${BASH_REMATCH[1]}" -ge 4 ]; then
+	ok "summary line: 4 paths, ${BASH_REMATCH[1]} steps, 2 findings"
+else
+	fail "summary line" "$(echo "$out" | tail -n 1)"
+fi
+
+dmfault hunt --json --max-steps 40 > $H/json 2> $H/err
+rc=$?
+shape=$(python3 - $H/json <<'EOT' 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {x["path"]: x for x in d["paths"]}
+f = d["findings"]
+print(len(p), sorted(d), sorted(d["paths"][0]), sorted(f[0]) if f else None,
+      p["plant-a"]["end"], p["plant-a"]["steps"], p["plant-a"]["faults"],
+      len(f), f[0]["hits"], f[0]["paths"], f[1]["hits"], f[1]["first_path"],
+      "alloc_file_pseudo" in f[0]["chain"], f[0]["kind"], f[0]["fault"].startswith("fail"))
+EOT
+)
+expect "hunt --json: exit 1, the same paths and findings" \
+	"1 4 ['findings', 'paths', 'seconds'] ['command', 'end', 'failed', 'faults', 'findings', 'path', 'seconds', 'steps', 'why'] ['chain', 'fault', 'first_path', 'first_step', 'hits', 'kind', 'paths', 'reproduce', 'what'] lasting damage 1 1 2 2 plant-a plant-b 1 plant-c True lasting damage True" \
+	"$rc $shape"
+expect "hunt --json writes nothing on stderr" "" "$(cat $H/err)"
+err=$(dmfault hunt nosuch 2>&1 >/dev/null)
+expect "hunt of a path not in the catalogue: usage error" \
+	"2 dmfault: hunt: no path 'nosuch' in the catalogue" "$? $(echo "$err" | head -n 1)"
+expect "hunt leaves no fail-nth entry and no mark" "" \
+	"$(grep -v exited /sys/kernel/debug/dm-fault/fail-nth; cat /sys/kernel/debug/dm-fault/mark)"
+expect "hunt restores the knobs" "$before" "$(knobs)"
+rm -rf $H
+ktap_end
