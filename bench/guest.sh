@@ -71,6 +71,7 @@ CONFIGS=(
 	"fault-p0.1%|fault @DEV@ 0 1 error:p=0.1%|continue_on_error=all"
 	"fault-flakey|fault-flakey @DEV@ 0 1 0|"
 	"fault-delay|fault-delay @DEV@ 0 0|"
+	"fault-cache|fault @DEV@ 0 0 2 cache limit=256m|size=64m"
 )
 
 emit() {	# key value key value ... (values that look numeric stay numbers)
@@ -198,6 +199,22 @@ jobfile() {
 	done
 }
 
+# cache_pass DEVICE WORKLOAD: before a pass, empty the caches of the
+# fault-cache configurations (suspend writes them back); for randread fill
+# fio's 64m with cached data, so that every read is one of cached data
+cache_pass() {
+	local name dev
+
+	for name in "${cfg_names[@]}"; do
+		[[ -n ${cfg_ok[$name]-} && ${cfg_table[$name]} == *" cache"* ]] || continue
+		dev=$(dmdev "$name" "$1")
+		dmsetup suspend "$dev" && dmsetup resume "$dev" || note "cannot empty $name's cache"
+		[[ $2 == randread ]] || continue
+		dd if=/dev/zero of="/dev/mapper/$dev" bs=1M count=64 oflag=direct status=none ||
+			note "cannot fill $name's cache"
+	done
+}
+
 # injected faults so far on a dm-fault device (sum over its rules)
 injected() {
 	dmsetup message "$1" 0 stats 2>/dev/null |
@@ -214,6 +231,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 				[[ -n ${cfg_ok[$name]-} && ${cfg_table[$name]} == fault* ]] &&
 					inj0[$name]=$(injected "$(dmdev "$name" "$d")")
 			done
+			cache_pass "$d" "$wl"
 			jobfile "$d" "$wl" "$ios" "$round" >/tmp/bench.fio
 			if ! fio --output-format=json --output=/tmp/bench.json /tmp/bench.fio >/tmp/bench.err 2>&1; then
 				note "fio failed on $d $wl round $round: $(tail -n 3 /tmp/bench.err | paste -sd' ')"

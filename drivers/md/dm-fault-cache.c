@@ -19,7 +19,7 @@
  * and the same sequence of writes give the same crash.
  *
  * A write is cached as blocks of at most a page: a page of data and a
- * 64-byte struct fault_cw, from two slab caches.  Blocks are in an rb-tree by (sector, write
+ * 64-byte struct fault_cw.  Blocks are in an rb-tree by (sector, write
  * number), for O(log n) lookups, and on a list in write order, the order of
  * write-back.  Overlapping writes are all kept, the newest wins on read: a
  * crash may keep an older write and lose a newer one, as a disk can.  When
@@ -59,7 +59,7 @@
 struct fault_cw {
 	struct rb_node node;		/* in c->tree by (sector, wseq) */
 	struct fault_cw *next;		/* c->head list, oldest first */
-	void *data;			/* a page-aligned page from fault_data_cache */
+	struct page *page;
 	sector_t sector;		/* relative to the target */
 	u64 wseq;			/* the write's number: newer is larger */
 	unsigned int nr;		/* sectors, 1 to FAULT_CW_SECTORS */
@@ -99,6 +99,8 @@ struct fault_cache {
 	enum fault_cache_state state;
 	struct rb_root tree;
 	struct fault_cw *head, **tail;
+	struct list_head pool;		/* free pages kept for new blocks */
+	unsigned long pool_nr;
 	struct fault_cache_cfg cfg;	/* limit, and the armed trigger */
 	u64 wseq, mark_wseq;
 	u64 since_flushes, since_writes, since_bytes;
@@ -118,17 +120,6 @@ struct fault_cache {
 };
 
 static struct kmem_cache *fault_cw_cache;
-static struct kmem_cache *fault_data_cache;
-
-/*
- * A block's data is filled the moment it is allocated, and only the sectors
- * filled are ever read or written back: a constructor (which does nothing)
- * keeps init_on_alloc from clearing each page first, a cost as large as the
- * rest of a cached write.  The objects are pages, page-aligned.
- */
-static void fault_data_ctor(void *data)
-{
-}
 
 /* Write-back of a batch of blocks. */
 struct fault_wb {
@@ -260,7 +251,7 @@ static unsigned int fault_cache_overlay(struct fault_cache *c, struct bio *bio, 
 		if (run && cw == run)
 			continue;
 		if (run && copy)
-			fault_bio_copy(bio, &it, run->data +
+			fault_bio_copy(bio, &it, page_address(run->page) +
 				       ((sector + run_start - run->sector) << SECTOR_SHIFT),
 				       (i - run_start) << SECTOR_SHIFT, true);
 		if (!cw && i < nr && copy)
@@ -271,24 +262,73 @@ static unsigned int fault_cache_overlay(struct fault_cache *c, struct bio *bio, 
 	return held;
 }
 
-static void fault_cw_free(struct fault_cw *cw)
+/*
+ * Pages of blocks written back or lost are kept for new blocks, as long as
+ * blocks and kept pages together stay within the limit: a block's page is
+ * filled the moment it is taken and only its filled sectors are ever read or
+ * written back, and a new page costs its clearing (init_on_alloc, on in
+ * Debian's kernels) on top of the allocation, as much as the rest of a
+ * cached write.  "cache off" and the destructor give them back.
+ */
+static struct page *fault_page_get(struct fault_cache *c, gfp_t gfp)
 {
-	kmem_cache_free(fault_data_cache, cw->data);
+	struct page *page;
+
+	spin_lock(&c->lock);
+	page = list_first_entry_or_null(&c->pool, struct page, lru);
+	if (page) {
+		list_del(&page->lru);
+		c->pool_nr--;
+	}
+	spin_unlock(&c->lock);
+	return page ?: alloc_page(gfp | __GFP_NOWARN);
+}
+
+static void fault_page_put(struct fault_cache *c, struct page *page)
+{
+	spin_lock(&c->lock);
+	if ((c->pool_nr + c->st.blocks + 1) * FAULT_CW_MEM <= c->cfg.limit) {
+		list_add(&page->lru, &c->pool);
+		c->pool_nr++;
+		page = NULL;
+	}
+	spin_unlock(&c->lock);
+	if (page)
+		__free_page(page);
+}
+
+static void fault_pool_drain(struct fault_cache *c)
+{
+	struct page *page, *tmp;
+	LIST_HEAD(pages);
+
+	spin_lock(&c->lock);
+	list_splice_init(&c->pool, &pages);
+	c->pool_nr = 0;
+	spin_unlock(&c->lock);
+	list_for_each_entry_safe(page, tmp, &pages, lru)
+		__free_page(page);
+}
+
+static void fault_cw_free(struct fault_cache *c, struct fault_cw *cw)
+{
+	fault_page_put(c, cw->page);
 	kmem_cache_free(fault_cw_cache, cw);
 }
 
-static void fault_cw_free_list(struct fault_cw *cw)
+static void fault_cw_free_list(struct fault_cache *c, struct fault_cw *cw)
 {
 	struct fault_cw *next;
 
 	for (; cw; cw = next) {
 		next = cw->next;
-		fault_cw_free(cw);
+		fault_cw_free(c, cw);
 	}
 }
 
 /* Blocks for a write of @nr sectors at @sector, data copied; NULL: no memory. */
-static struct fault_cw *fault_cw_alloc(struct bio *bio, sector_t sector, unsigned int nr, gfp_t gfp)
+static struct fault_cw *fault_cw_alloc(struct fault_cache *c, struct bio *bio, sector_t sector,
+				       unsigned int nr, gfp_t gfp)
 {
 	struct bvec_iter it = bio->bi_iter;
 	struct fault_cw *first = NULL, **link = &first, *cw;
@@ -298,8 +338,8 @@ static struct fault_cw *fault_cw_alloc(struct bio *bio, sector_t sector, unsigne
 		cw = kmem_cache_alloc(fault_cw_cache, gfp | __GFP_NOWARN);
 		if (!cw)
 			goto fail;
-		cw->data = kmem_cache_alloc(fault_data_cache, gfp | __GFP_NOWARN);
-		if (!cw->data) {
+		cw->page = fault_page_get(c, gfp);
+		if (!cw->page) {
 			kmem_cache_free(fault_cw_cache, cw);
 			goto fail;
 		}
@@ -307,7 +347,7 @@ static struct fault_cw *fault_cw_alloc(struct bio *bio, sector_t sector, unsigne
 		cw->sector = sector;
 		cw->nr = n;
 		cw->next = NULL;
-		fault_bio_copy(bio, &it, cw->data, n << SECTOR_SHIFT, false);
+		fault_bio_copy(bio, &it, page_address(cw->page), n << SECTOR_SHIFT, false);
 		*link = cw;
 		link = &cw->next;
 		sector += n;
@@ -316,7 +356,7 @@ static struct fault_cw *fault_cw_alloc(struct bio *bio, sector_t sector, unsigne
 	return first;
 
 fail:
-	fault_cw_free_list(first);
+	fault_cw_free_list(c, first);
 	return NULL;
 }
 
@@ -414,7 +454,7 @@ static void fault_wb_submit(struct fault_cache *c, struct fault_wb *wb, struct f
 
 	bio = bio_alloc_bioset(fc->dev->bdev, 1, REQ_OP_WRITE, GFP_NOIO, &fc->bs);
 	bio->bi_iter.bi_sector = fc->start + cw->sector + first;
-	__bio_add_page(bio, virt_to_page(cw->data), nr << SECTOR_SHIFT, first << SECTOR_SHIFT);
+	__bio_add_page(bio, cw->page, nr << SECTOR_SHIFT, first << SECTOR_SHIFT);
 	bio->bi_private = wb;
 	bio->bi_end_io = fault_wb_endio;
 	atomic_inc(&wb->pending);
@@ -459,7 +499,7 @@ static blk_status_t fault_wb_finish(struct fault_cache *c, struct fault_wb *wb)
 	c->st.written_back += wb->nr;
 	spin_unlock(&c->lock);
 	for (i = 0; i < wb->nr; i++)
-		fault_cw_free(wb->cw[i]);
+		fault_cw_free(c, wb->cw[i]);
 	if (st) {
 		c->st.wb_errors++;
 		DMERR_LIMIT("%s: write-back failed: %d",
@@ -634,7 +674,7 @@ static void fault_cache_crash(struct fault_cache *c, const struct fault_cache_cf
 	if (fault_wb_wait(wb))
 		c->st.wb_errors++;
 	kfree(wb);
-	fault_cw_free_list(list);
+	fault_cw_free_list(c, list);
 	DMINFO("%s: crash (lose=%s seed=%llu): lost %llu writes, %llu sectors",
 	       dm_device_name(dm_table_get_md(c->fc->ti->table)), fault_lose_name(cfg->lose),
 	       cfg->seed, c->st.lost_writes, c->st.lost_sectors);
@@ -686,14 +726,14 @@ static blk_status_t fault_cache_deferred_write(struct fault_cache *c, struct bio
 
 	if (need <= c->cfg.limit) {
 		st = fault_cache_write_back(c, U64_MAX, c->cfg.limit - need, true);
-		first = st ? NULL : fault_cw_alloc(bio, sector, nr, GFP_NOIO);
+		first = st ? NULL : fault_cw_alloc(c, bio, sector, nr, GFP_NOIO);
 		r = first ? fault_cache_insert(c, first, bio->bi_iter.bi_size) : -ENOMEM;
 		if (r == 1)
 			fault_cache_crash(c, &c->pending);
 		if (r >= 0)
 			return BLK_STS_OK;
 		if (first)
-			fault_cw_free_list(first);
+			fault_cw_free_list(c, first);
 		if (r == -EIO)
 			return BLK_STS_IOERR;
 	}
@@ -827,14 +867,14 @@ static int fault_cache_end(struct bio *bio, blk_status_t st)
 static int fault_cache_map_write(struct fault_cache *c, struct bio *bio, sector_t sector)
 {
 	gfp_t gfp = bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
-	struct fault_cw *first = fault_cw_alloc(bio, sector, bio_sectors(bio), gfp);
+	struct fault_cw *first = fault_cw_alloc(c, bio, sector, bio_sectors(bio), gfp);
 	int r;
 
 	if (!first)
 		return -1;
 	r = fault_cache_insert(c, first, bio->bi_iter.bi_size);
 	if (r < 0) {
-		fault_cw_free_list(first);
+		fault_cw_free_list(c, first);
 		return -1;
 	}
 	if (r == 1)
@@ -949,6 +989,7 @@ int fault_cache_create(struct fault_c *fc, const struct fault_cache_cfg *cfg, ch
 	mutex_init(&c->mutex);
 	c->tree = RB_ROOT;
 	c->tail = &c->head;
+	INIT_LIST_HEAD(&c->pool);
 	c->cfg = *cfg;
 	bio_list_init(&c->deferred);
 	INIT_WORK(&c->work, fault_cache_work);
@@ -996,7 +1037,8 @@ void fault_cache_destroy(struct fault_c *fc)
 	fault_cache_quiesce(c);
 	destroy_workqueue(c->wq);
 	/* postsuspend wrote back what a live table had */
-	fault_cw_free_list(c->head);
+	fault_cw_free_list(c, c->head);
+	fault_pool_drain(c);
 	kvfree(c->lost);
 	kfree(c);
 	fc->cache = NULL;
@@ -1139,6 +1181,7 @@ static int fault_cache_msg_off(struct fault_c *fc)
 		fault_cache_set_state(c, FAULT_CACHE_DRAIN);
 		fault_cache_write_back(c, U64_MAX, 0, false);
 		fault_cache_set_state(c, FAULT_CACHE_OFF);
+		fault_pool_drain(c);
 	}
 	mutex_unlock(&c->mutex);
 	if (!error)
@@ -1293,16 +1336,10 @@ int __init fault_cache_init(void)
 	/* the budget: a cached 4 KiB write costs its page + 64 bytes */
 	BUILD_BUG_ON(sizeof(struct fault_cw) > 64);
 	fault_cw_cache = KMEM_CACHE(fault_cw, 0);
-	fault_data_cache = kmem_cache_create("dm_fault_cw_data", PAGE_SIZE, PAGE_SIZE, 0,
-					     fault_data_ctor);
-	if (fault_cw_cache && fault_data_cache)
-		return 0;
-	fault_cache_exit();
-	return -ENOMEM;
+	return fault_cw_cache ? 0 : -ENOMEM;
 }
 
 void fault_cache_exit(void)
 {
-	kmem_cache_destroy(fault_data_cache);
 	kmem_cache_destroy(fault_cw_cache);
 }
