@@ -1162,16 +1162,39 @@ static int dft_sweep(struct dft_opts *o, unsigned int mask)
 		       o->cmd_argv[0], o->max_steps);
 }
 
+/* One run of the command with the knobs set: its status and the faults. */
+static int dft_run_report(struct dft_opts *o, unsigned int mask)
+{
+	int r, st = 0, ee = 0;
+	struct dft_kmsg km;
+	uint64_t faults;
+	char desc[128];
+
+	dft_kmsg_mark(&km);
+	r = dft_run_once(o, mask, 0, &st, &ee, &faults);
+	if (!r) {
+		dft_describe_status(st, ee, desc, sizeof(desc));
+		if (faults == UINT64_MAX)
+			fprintf(stderr, "dmfault: run: %s: %s; injected faults unknown (no counter)\n",
+				o->cmd_argv[0], desc);
+		else
+			fprintf(stderr, "dmfault: run: %s: %s; %llu fault%s injected\n",
+				o->cmd_argv[0], desc, (unsigned long long)faults,
+				faults == 1 ? "" : "s");
+		dft_kernel_trouble(&km, -1, stderr);
+		r = ee ? 127 : st;
+	}
+	dft_kmsg_close(&km);
+	return r;
+}
+
 DFT_HANDLER(dft_cmd_run)
 {
 	unsigned int mask = dft_hook_mask(o, 1), nd = 0, h;
 	struct dft_kv *defaults = NULL;
 	char **saved[ARRAY_SIZE(dft_hooks)] = { NULL };
 	struct sigaction sa = { .sa_handler = dft_on_signal }, oldint, oldterm;
-	char desc[128];
-	uint64_t faults;
-	struct dft_kmsg km;
-	int r, st = 0, ee = 0;
+	int r;
 
 	(void)argc;
 	(void)argv;
@@ -1203,25 +1226,7 @@ DFT_HANDLER(dft_cmd_run)
 	}
 	if (r)
 		goto out_restore;
-	if (o->nth_sweep) {
-		r = dft_sweep(o, mask);
-		goto out_restore;
-	}
-	dft_kmsg_mark(&km);
-	r = dft_run_once(o, mask, 0, &st, &ee, &faults);
-	if (!r) {
-		dft_describe_status(st, ee, desc, sizeof(desc));
-		if (faults == UINT64_MAX)
-			fprintf(stderr, "dmfault: run: %s: %s; injected faults unknown (no counter)\n",
-				o->cmd_argv[0], desc);
-		else
-			fprintf(stderr, "dmfault: run: %s: %s; %llu fault%s injected\n",
-				o->cmd_argv[0], desc, (unsigned long long)faults,
-				faults == 1 ? "" : "s");
-		dft_kernel_trouble(&km, -1, stderr);
-		r = ee ? 127 : st;
-	}
-	dft_kmsg_close(&km);
+	r = o->nth_sweep ? dft_sweep(o, mask) : dft_run_report(o, mask);
 out_restore:
 	/* the user's knobs first, then the defaults: the reverse of setting */
 	for (h = 0; h < ARRAY_SIZE(dft_hooks); h++) {

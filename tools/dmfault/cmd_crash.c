@@ -36,6 +36,13 @@
 #define DFT_CT_NAME	"dmfault-crashtest"
 #define DFT_CT_TAIL	2048		/* bytes of a failed check's output kept */
 
+/* The summary table: one row a point. */
+struct dft_ct_row {
+	uint64_t point;
+	unsigned int runs, failed;
+	uint64_t lost_writes, lost_sectors;	/* over its runs */
+};
+
 struct dft_ct {
 	const struct dft_opts *o;
 	const char *disk;
@@ -45,6 +52,8 @@ struct dft_ct {
 	unsigned int major, minor;
 	uint64_t flushes;		/* epochs the control run counted */
 	unsigned int runs, failed;
+	struct dft_ct_row *rows;
+	unsigned int nr_rows;
 	struct dft_json j;
 };
 
@@ -326,6 +335,23 @@ static unsigned int dft_ct_points(struct dft_ct *ct, uint64_t *pts, unsigned int
 	return n;
 }
 
+static void dft_ct_summary(const struct dft_ct *ct)
+{
+	const struct dft_ct_row *row;
+	char p[32];
+	unsigned int i;
+
+	printf("%-16s %6s %7s %12s %13s\n", "POINT", "RUNS", "FAILED", "LOST_WRITES",
+	       "LOST_SECTORS");
+	for (i = 0; i < ct->nr_rows; i++) {
+		row = &ct->rows[i];
+		dft_ct_point_str(row->point, p, sizeof(p));
+		printf("%-16s %6u %7u %12llu %13llu\n", p, row->runs, row->failed,
+		       (unsigned long long)row->lost_writes,
+		       (unsigned long long)row->lost_sectors);
+	}
+}
+
 static int dft_ct_explore(struct dft_ct *ct)
 {
 	const struct dft_opts *o = ct->o;
@@ -350,12 +376,22 @@ static int dft_ct_explore(struct dft_ct *ct)
 		printf("%s: %llu flush epochs; %u points x %llu seeds\n", ct->disk,
 		       (unsigned long long)ct->flushes, np, (unsigned long long)nseeds);
 	}
+	ct->rows = calloc(np, sizeof(*ct->rows));
+	if (!ct->rows) {
+		dft_err("out of memory");
+		return -1;
+	}
 	for (i = 0; i < np; i++) {
+		ct->rows[ct->nr_rows++].point = pts[i];
 		for (seed = first; seed < first + nseeds; seed++) {
 			r = dft_ct_run(ct, pts[i], seed, &c);
 			if (r < 0)
 				return -1;
 			dft_ct_report(ct, pts[i], seed, r, &c);
+			ct->rows[i].runs++;
+			ct->rows[i].failed += !!r;
+			ct->rows[i].lost_writes += c.v[DFT_C_LOST_WRITES];
+			ct->rows[i].lost_sectors += c.v[DFT_C_LOST_SECTORS];
 		}
 	}
 	if (o->json)
@@ -461,8 +497,13 @@ DFT_HANDLER(dft_cmd_crashtest)
 		dft_json_end(&ct.j, '}');
 		dft_json_finish(&ct.j);
 	} else if (r == 0) {
-		printf("%s%u runs, %u failed\n", dft_tty(stderr) ? "\n" : "", ct.runs, ct.failed);
+		if (dft_tty(stderr))
+			fputc('\n', stderr);
+		if (!o->ct_at)
+			dft_ct_summary(&ct);
+		printf("%u runs, %u failed\n", ct.runs, ct.failed);
 	}
+	free(ct.rows);
 	if (r)
 		return DFT_EXIT_USAGE;
 	return ct.failed ? DFT_EXIT_FAIL : DFT_EXIT_OK;

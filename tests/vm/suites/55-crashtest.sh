@@ -58,6 +58,9 @@ wrong() {
 		return
 	fi
 	ok "$1: $(echo "$out" | tail -n 1)"
+	within "$1: the summary has a row per point, failures counted" \
+		"$(echo "$out" | awk '$1 ~ /^(flush:[0-9]+|end)$/ && $3 ~ /^[0-9]+$/ {f += $3}
+			END {print f + 0}')" 1 1000
 	out=$(eval "$repro" 2>&1); rc=$?
 	if [ $rc = 1 ] && echo "$out" | grep -q '^FAIL'; then
 		ok "$1: the reproduce line fails again"
