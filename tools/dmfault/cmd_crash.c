@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "dmfault.h"
+#include "rule.h"
 
 #define DFT_CT_NAME	"dmfault-crashtest"
 #define DFT_CT_TAIL	2048		/* bytes of a failed check's output kept */
@@ -401,18 +402,16 @@ static int dft_ct_explore(struct dft_ct *ct)
 
 static int dft_ct_check_opts(const struct dft_cmd *cmd, const struct dft_opts *o)
 {
-	static const char *const lose[] = { "all", "none", "writes", "sectors" };
-	unsigned int i;
+	const char *why;
+	char word[64];
 	char *end;
 
 	if (!o->ct_setup || !o->ct_workload || !o->ct_check)
 		return dft_usage_err(cmd, "--setup, --workload and --check are needed");
-	for (i = 0; o->ct_lose && i < ARRAY_SIZE(lose); i++)
-		if (!strcmp(o->ct_lose, lose[i]))
-			break;
-	if (i == ARRAY_SIZE(lose))
-		return dft_usage_err(cmd, "--lose: '%s' is not all, none, writes or sectors",
-				     o->ct_lose);
+	/* the policy as the target's own parser reads it */
+	snprintf(word, sizeof(word), "lose=%s", o->ct_lose ? o->ct_lose : "sectors");
+	if (dft_cache_option_check(word, &why))
+		return dft_usage_err(cmd, "--lose %s: %s", o->ct_lose, why);
 	if (o->ct_at && strcmp(o->ct_at, "end") &&
 	    (strncmp(o->ct_at, "flush:", 6) || !isdigit(o->ct_at[6]) ||
 	     !strtoull(o->ct_at + 6, &end, 10) || *end))

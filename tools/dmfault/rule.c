@@ -85,6 +85,18 @@ int dft_parse_duration(const char *s, uint64_t *ns)
 	return r;
 }
 
+/*
+ * A cache option word ("lose=sectors") as the target reads it: 0, or -1 with
+ * *why the target's reason.
+ */
+int dft_cache_option_check(const char *word, const char **why)
+{
+	struct fault_cache_cfg cfg;
+
+	fault_cache_cfg_init(&cfg);
+	return fault_cache_cfg_parse(&cfg, word, FAULT_CKEY_ALL, why) ? -1 : 0;
+}
+
 /* "at 'WORD' in 'RULE'", or "in 'RULE'" when the whole rule is at fault. */
 const char *dft_rule_where(const struct dft_rule_err *err, const char *rule, char *buf,
 			   size_t len)

@@ -24,5 +24,6 @@ const char *dft_rule_where(const struct dft_rule_err *err, const char *rule, cha
 bool dft_is_status_name(const char *s);
 bool dft_is_op_list(const char *s);
 int dft_parse_duration(const char *s, uint64_t *ns);
+int dft_cache_option_check(const char *word, const char **why);
 
 #endif /* _DMFAULT_RULE_H */

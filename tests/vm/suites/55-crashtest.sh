@@ -80,7 +80,8 @@ done
 # --- refusals --------------------------------------------------------------------
 refused "crashtest needs its three commands" "--setup, --workload and --check are needed" \
 	dmfault crashtest --setup true "$NB"
-refused "a bad policy is refused" "--lose: 'some' is not all, none, writes or sectors" \
+refused "a bad policy is refused with the target's reason" \
+	"--lose some: Unknown crash policy \(all, none, writes, sectors\)" \
 	dmfault crashtest --setup true --workload true --check true --lose some "$NB"
 refused "a bad point is refused" "--at: 'flush:0' is not flush:N" \
 	dmfault crashtest --setup true --workload true --check true --at flush:0 --seed 1 "$NB"
