@@ -952,6 +952,14 @@ static void fault_cache_set_state(struct fault_cache *c, enum fault_cache_state 
 	spin_unlock(&c->lock);
 }
 
+/* A limit the machine can give (the parser checked the lower bound), or why not. */
+static char *fault_cache_limit_error(u64 limit)
+{
+	if (limit > (u64)totalram_pages() << PAGE_SHIFT >> 1)
+		return "Cache limit is more than half the memory";
+	return NULL;
+}
+
 /**
  * fault_cache_create - give a device a cache, on
  * @fc: the device; fc->cache must be NULL
@@ -962,14 +970,16 @@ static void fault_cache_set_state(struct fault_cache *c, enum fault_cache_state 
  */
 int fault_cache_create(struct fault_c *fc, const struct fault_cache_cfg *cfg, char **error)
 {
+	char *why;
 	struct fault_cache *c;
 
 	if (!fc->dev) {
 		*error = "fault-error has no disk to cache";
 		return -EINVAL;
 	}
-	if (cfg->limit > (u64)totalram_pages() << PAGE_SHIFT >> 1) {
-		*error = "Cache limit is more than half the memory";
+	why = fault_cache_limit_error(cfg->limit);
+	if (why) {
+		*error = why;
 		return -EINVAL;
 	}
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -1147,10 +1157,9 @@ static int fault_cache_msg_on(struct fault_c *fc, unsigned int argc, char **argv
 		}
 		return 0;
 	}
-	if (cfg.limit > (u64)totalram_pages() << PAGE_SHIFT >> 1) {
-		error = "Cache limit is more than half the memory";
+	error = fault_cache_limit_error(cfg.limit);
+	if (error)
 		goto bad;
-	}
 	mutex_lock(&c->mutex);
 	spin_lock(&c->lock);
 	if (c->state == FAULT_CACHE_CRASHED) {
