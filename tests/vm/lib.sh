@@ -9,7 +9,8 @@
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export PATH="$top/tools/dmfault:$top/tests/vm/bin:$PATH"
 KVER=$(uname -r)
-BUILD="$top/build/$KVER"
+# DMF_BUILD: the modules of a kernel built here (make check-debug).
+BUILD="${DMF_BUILD:-$top/build/$KVER}"
 _ktap_n=0 _ktap_pass=0 _ktap_fail=0 _ktap_skip=0
 
 ktap_begin() {

@@ -2,8 +2,9 @@
 #
 # tests/vm/modules.sh - sourced by tests/vm/load and tests/vm/unload (run inside
 # the VM): finds the project's modules for the running kernel in
-# build/$(uname -r)/ of the checkout and orders them by their dependencies
-# (dmf_engine first, then dm_fault, dmf_alloc, then any others by name).
+# build/$(uname -r)/ of the checkout (or $DMF_BUILD) and orders them by their
+# dependencies (dmf_engine first, then dm_fault, dmf_alloc, then any others by
+# name).
 
 prog=${0##*/}
 die() {
@@ -13,7 +14,7 @@ die() {
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 kver=$(uname -r)
-moddir=$top/build/$kver
+moddir=${DMF_BUILD:-$top/build/$kver}	# DMF_BUILD: see lib.sh
 preferred=(dmf_engine dm_fault dmf_alloc)
 
 declare -A file_of=() deps_of=() seen=()
