@@ -6,6 +6,8 @@
 #   make            modules for each kernel in /lib/modules + tools/dmfault
 #   make check      host unit tests, fuzz smoke, VM suites on every kernel
 #   make check-long make check with the full sweeps and loops (DMF_LONG=1)
+#   make check-debug the VM suites on a KASAN/lockdep/kmemleak kernel built from
+#                   linux-source-6.1 (slow: not part of make check)
 #   make demo       a fault device under fio in a VM, with its statistics
 #   make hunt       dmfault hunt over its whole catalogue in a VM, each kernel in
 #                   turn (HUNT_STEPS steps a path, default 150; HUNT_PATHS: some)
@@ -23,7 +25,7 @@ K = $${KVERS:-$$(scripts/kvers.sh)}
 export KVERS
 SRCS := Kbuild lib drivers mm include
 
-.PHONY: all modules tools check check-long unit fuzz vmtest demo hunt lint bench clean deps
+.PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt lint bench clean deps
 
 all: modules tools
 
@@ -59,6 +61,10 @@ check: deps-check
 check-long: deps-check
 	@$(MAKE) -s modules tools
 	@DMF_LONG=1 tests/check $(K)
+
+check-debug: deps-debug
+	@$(MAKE) -s tools
+	@tests/check-debug $(SUITES)
 
 demo: deps-check
 	@$(MAKE) -s modules tools

@@ -5,7 +5,7 @@
 # As root, missing packages are installed with apt-get; otherwise the exact
 # apt-get line is printed and the script fails.
 #
-# usage: scripts/deps.sh [build|check|lint|bench|all]
+# usage: scripts/deps.sh [build|check|lint|bench|debug|all]
 set -eu
 
 base="make gcc libc6-dev kmod cpio xz-utils zstd
@@ -16,14 +16,16 @@ vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux jq python3"
 lint="sparse linux-source-6.1 perl"
 fuzz="clang libclang-rt-14-dev"
 bench="gnuplot-nox valgrind"
+debug="linux-source-6.1 flex bison bc libelf-dev libssl-dev"
 
 case "${1:-all}" in
 build)	want="$base" ;;
 check)	want="$base $vm $fuzz $lint" ;;
 lint)	want="$base $lint" ;;
 bench)	want="$base $vm $bench" ;;
-all)	want="$base $vm $lint $fuzz $bench" ;;
-*)	echo "usage: $0 [build|check|lint|bench|all]" >&2; exit 2 ;;
+debug)	want="$base $vm $debug" ;;
+all)	want="$base $vm $lint $fuzz $bench $debug" ;;
+*)	echo "usage: $0 [build|check|lint|bench|debug|all]" >&2; exit 2 ;;
 esac
 
 missing=

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The debug kernel of make check-debug: allnoconfig + kvm_guest.config +
+# scripts/debug-kernel.config, built from Debian's linux-source-6.1 (the only
+# kernel source package Debian 12 has), and dm-fault's modules built against
+# it.  Everything lives in build/debug-6.1/; the kernel is built again only
+# when the fragment or the source tarball changes, the modules every time
+# (make does little when nothing changed).  Prints the kernel's release.
+#
+# usage: scripts/debug-kernel.sh
+#
+#   build/debug-6.1/obj/arch/x86/boot/bzImage   the kernel (O= tree)
+#   build/debug-6.1/mods/lib/modules/KVER       its modules (modules_install)
+#   build/debug-6.1/dm-fault/*.ko                dm-fault's modules for it
+#
+# DEBUG_KERNEL_JOBS (default 2) is make's -j; everything runs under nice 15.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tarball=/usr/src/linux-source-6.1.tar.xz
+frag=$top/scripts/debug-kernel.config
+dir=$top/build/debug-6.1
+src=$dir/linux-source-6.1
+obj=$dir/obj
+jobs=${DEBUG_KERNEL_JOBS:-2}
+
+kmake() {
+	nice -n 15 make -s -C "$src" O="$obj" "$@"
+}
+
+[[ -r $tarball ]] || {
+	echo "debug-kernel: $tarball missing (scripts/deps.sh debug)" >&2
+	exit 2
+}
+mkdir -p "$dir"
+exec {lockfd}>"$dir/.lock"
+flock "$lockfd"
+
+tstamp=$(stat -L -c '%n %s %Y' "$tarball")
+if [[ "$(cat "$dir/src.stamp" 2>/dev/null)" != "$tstamp" ]]; then
+	rm -rf "$src" "$obj" "$dir/stamp" "$dir/src.stamp"
+	echo "  UNTAR   $tarball" >&2
+	nice -n 15 tar -xJf "$tarball" -C "$dir"
+	echo "$tstamp" >"$dir/src.stamp"
+fi
+
+# The cache key: the fragment's hash.
+key=$(sha256sum "$frag" | cut -d' ' -f1)
+if [[ "$(cat "$dir/stamp" 2>/dev/null)" != "$key" || ! -s $obj/arch/x86/boot/bzImage ]]; then
+	rm -f "$dir/stamp"
+	mkdir -p "$obj"
+	echo "  CONFIG  allnoconfig kvm_guest.config ${frag#"$top"/}" >&2
+	kmake allnoconfig kvm_guest.config >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" \
+		>"$dir/config.log" 2>&1
+	kmake olddefconfig 2>>"$dir/config.log"
+	# Say which of the fragment's settings Kconfig did not take.
+	grep -E '^(CONFIG_|# CONFIG_)' "$frag" | while read -r l; do
+		grep -qxF "$l" "$obj/.config" || echo "debug-kernel: note: '$l' not taken" >&2
+	done
+	echo "  BUILD   bzImage modules (nice -n 15 make -j$jobs, log in ${dir#"$top"/}/build.log)" >&2
+	t0=$SECONDS
+	if ! kmake -j"$jobs" bzImage modules >"$dir/build.log" 2>&1; then
+		tail -n 30 "$dir/build.log" >&2
+		exit 1
+	fi
+	rm -rf "$dir/mods"
+	kmake INSTALL_MOD_PATH="$dir/mods" modules_install >/dev/null
+	echo "$key" >"$dir/stamp"
+	echo "  BUILT   the debug kernel in $((SECONDS - t0)) s" >&2
+fi
+kver=$(cat "$obj/include/config/kernel.release")
+
+# dm-fault's modules, as the Makefile's modules target builds them.
+s=$dir/dm-fault/src
+mkdir -p "$s"
+for f in Kbuild lib drivers mm include; do
+	cp -rsf "$top/$f" "$s/"
+done
+echo "  MODULES $kver" >&2
+nice -n 15 make -s -C "$obj" M="$s" -j"$jobs" modules >&2
+cp "$s"/*.ko "$dir/dm-fault/"
+echo "$kver"
