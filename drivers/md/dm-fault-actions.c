@@ -271,9 +271,7 @@ static void fault_held_work_fn(struct work_struct *w)
 	bio_list_init(&ready);
 	spin_lock_irq(&fc->held_lock);
 	list_for_each_entry_safe(pb, tmp, &fc->held, held) {
-		if (fc->release_all || pb->due_ns <= now ||
-		    (fc->release_rule && pb->rule->cfg.id == fc->release_rule &&
-		     pb->due_ns == U64_MAX)) {
+		if (pb->due_ns <= now) {
 			list_del_init(&pb->held);
 			fc->nr_held--;
 			bio_list_add(&ready, dm_bio_from_per_bio_data(pb, sizeof(*pb)));
@@ -281,8 +279,6 @@ static void fault_held_work_fn(struct work_struct *w)
 			next = pb->due_ns;
 		}
 	}
-	fc->release_rule = 0;
-	fc->release_all = false;
 	/* never re-armed once presuspend has cancelled the timer */
 	if (fc->may_hold && next < fc->held_timer_due) {
 		fc->held_timer_due = next;
@@ -315,14 +311,26 @@ void fault_held_exit(struct fault_c *fc)
 	destroy_workqueue(fc->wq);
 }
 
-/* Release stalled bios of one rule (0: every held bio) and wait for it. */
+/**
+ * fault_held_release - let held bios go, and wait until they are submitted
+ * @fc: the device
+ * @rule_id: release the bios that rule's stall holds with no timeout; 0:
+ *	every held bio, delayed or stalled
+ *
+ * The bios are marked due now, under the lock, rather than the request
+ * being left in a field for the work to read: two releases at once (two
+ * messages, or a message and presuspend) would overwrite each other's, and
+ * the stalls of the lost one would stay held until the next suspend.
+ */
 void fault_held_release(struct fault_c *fc, unsigned int rule_id)
 {
+	struct fault_per_bio *pb;
+
 	spin_lock_irq(&fc->held_lock);
-	if (rule_id)
-		fc->release_rule = rule_id;
-	else
-		fc->release_all = true;
+	list_for_each_entry(pb, &fc->held, held) {
+		if (!rule_id || (pb->rule->cfg.id == rule_id && pb->due_ns == U64_MAX))
+			pb->due_ns = 0;
+	}
 	spin_unlock_irq(&fc->held_lock);
 	queue_work(fc->wq, &fc->held_work);
 	flush_work(&fc->held_work);

@@ -595,6 +595,15 @@ static void fault_presuspend(struct dm_target *ti)
 	fault_held_stop(ti->private);
 }
 
+/*
+ * A suspend that was interrupted (a signal while in-flight bios drained)
+ * leaves the device live: stall and delay rules must hold bios again.
+ */
+static void fault_presuspend_undo(struct dm_target *ti)
+{
+	fault_held_start(ti->private);
+}
+
 static void fault_postsuspend(struct dm_target *ti)
 {
 	fault_cache_postsuspend(ti->private);
@@ -634,6 +643,7 @@ static int fault_prepare_ioctl(struct dm_target *ti, struct block_device **bdev)
 	.map = fault_map,						\
 	.end_io = fault_end_io,						\
 	.presuspend = fault_presuspend,					\
+	.presuspend_undo = fault_presuspend_undo,			\
 	.postsuspend = fault_postsuspend,				\
 	.resume = fault_resume,						\
 	.status = fault_status,						\

@@ -92,8 +92,6 @@ struct fault_c {
 	struct list_head held;
 	unsigned int nr_held;
 	bool may_hold;			/* false from presuspend to resume */
-	unsigned int release_rule;	/* release stalls of this rule id */
-	bool release_all;
 	struct hrtimer held_timer;
 	u64 held_timer_due;		/* when held_timer fires; U64_MAX: not armed */
 	struct work_struct held_work;

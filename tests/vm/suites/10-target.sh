@@ -193,10 +193,71 @@ dmsetup suspend sl
 wait $pid
 expect "stall: suspend releases held bios" 0 $?
 dmsetup resume sl
+# Two releases at once, each of its own rule's stalls: neither may be lost
+# (they used to share one field that the second overwrote).
+dmsetup message sl 0 rule add stall:op=read,sectors=8-15 >/dev/null
+lost=0
+for i in $(seq 15); do
+	dd if=/dev/mapper/sl of=/dev/null bs=4k count=1 iflag=direct status=none &
+	p1=$!
+	dd if=/dev/mapper/sl of=/dev/null bs=4k skip=1 count=1 iflag=direct status=none &
+	p2=$!
+	for _ in $(seq 50); do
+		[ "$(dmsetup message sl 0 stats | head -n 1)" = "held 2" ] && break
+		sleep 0.1
+	done
+	dmsetup message sl 0 release 1 &
+	r1=$!
+	dmsetup message sl 0 release 2 &
+	wait $r1 $!
+	timeout 10 tail --pid=$p1 -f /dev/null && timeout 10 tail --pid=$p2 -f /dev/null ||
+		{ lost=$((lost + 1)); dmsetup message sl 0 release; }
+	wait $p1 $p2
+done
+expect "stall: two releases at once, 15 rounds: none lost" 0 "$lost"
+dmsetup message sl 0 rule remove 2
 dmsetup message sl 0 rule replace 1 stall:op=read,sectors=0-7,timeout=300ms
 check "stall timeout=300ms: the read completes by itself" \
 	timeout 20 dd if=/dev/mapper/sl of=/dev/null bs=4k count=1 iflag=direct status=none
 dmsetup remove sl
+
+# --- an interrupted suspend: the rules hold bios again ---------------------
+# The disk below (a linear device) is suspended, so a write in flight keeps
+# the fault device's suspend waiting; a signal (SIGTERM: a background job
+# ignores SIGINT) ends that suspend, dm undoes it, and a stall rule must hold
+# the next read (without presuspend_undo it would pass to the suspended disk
+# below: "held 0").
+dm_create lo "0 $S linear $NB 0"
+dm_create up "0 $S fault /dev/mapper/lo 0 1 stall:op=read,sectors=0-7"
+dmsetup suspend lo
+dd if=/dev/zero of=/dev/mapper/up bs=4k seek=16 count=1 oflag=direct status=none &
+wpid=$!
+dmsetup suspend up &
+spid=$!
+sleep 2
+check "interrupted suspend: the suspend is waiting for the write" kill -0 $spid
+kill -TERM $spid
+check "interrupted suspend: the signal ends it" timeout 20 tail --pid=$spid -f /dev/null
+kill -KILL $spid 2>/dev/null
+wait $spid
+expect "interrupted suspend: the device is live" Active \
+	"$(dmsetup info -c --noheadings -o suspended up)"
+dd if=/dev/mapper/up of=/dev/null bs=4k count=1 iflag=direct status=none &
+rpid=$!
+for _ in $(seq 50); do
+	[ "$(dmsetup message up 0 stats | head -n 1)" = "held 1" ] && break
+	sleep 0.1
+done
+expect "interrupted suspend: a stall rule holds the read again" "held 1" \
+	"$(dmsetup message up 0 stats | head -n 1)"
+dmsetup resume lo
+dmsetup message up 0 release 1
+wait $wpid
+expect "interrupted suspend: the write completes after the disk resumes" 0 $?
+wait $rpid
+expect "interrupted suspend: the released read completes" 0 $?
+dmsetup remove up
+dmsetup remove lo
 
 # --- messages --------------------------------------------------------------
 dm_create ms "0 $S fault $NB 0 1 error:op=read,sectors=100-200"
