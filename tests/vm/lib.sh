@@ -265,15 +265,19 @@ dump_stacks() {
 	echo "# sysrq w:"; kmsg_since | tail -n 300 | sed 's/^/#   /'
 }
 
-# dm_injected DEV: "DATA HELD": faults DEV's rules injected since its table
-# was loaded (or reset), those that change data or fail the bio (error,
-# drop, corrupt, torn) and those that hold it (delay, stall).  From the
-# status line's rule words, <id>:<seen>:<matched>:<injected>:<action>:...
+# dm_injected DEV: "DATA HELD NOW": faults DEV's rules injected since its
+# table was loaded (or reset), those that change data or fail the bio
+# (error, drop, corrupt, torn) and those that hold it (delay, stall), and
+# the bios held now.  From one status line: 6 op words, the number of
+# rules, a word <id>:<seen>:<matched>:<injected>:<action>:... a rule, held.
 dm_injected() {
-	dmsetup status "$1" 2>/dev/null | tr ' ' '\n' |
-		awk -F: 'NF == 7 && $5 ~ /^[a-z]+$/ {
-				if ($5 == "delay" || $5 == "stall") h += $4; else d += $4 }
-			END {print d + 0, h + 0}'
+	dmsetup status "$1" 2>/dev/null |
+		awk '{	for (i = 12; i < 12 + $11; i++) {
+				split($i, w, ":")
+				if (w[5] == "delay" || w[5] == "stall") h += w[4]; else d += w[4]
+			}
+			n = $(12 + $11) }
+		END {print d + 0, h + 0, n + 0}'
 }
 
 # dm_held DEV: the bios DEV's delay and stall rules hold now.

@@ -183,7 +183,7 @@ rules() {
 		msg rules_changes dmfault rule replace sb "$r2" "corrupt:op=write,$range,p=5%"
 		msg rules_changes dmsetup message sb 0 rule enable "$r2"
 		sleep 1
-		read -r d h <<< "$(dm_injected sb)"
+		read -r d h _ <<< "$(dm_injected sb)"
 		rules_data=$((rules_data + d)) rules_held=$((rules_held + h))
 		msg rules_changes dmsetup message sb 0 reset
 		msg rules_changes dmsetup message sb 0 rule remove "$r1"
@@ -223,9 +223,8 @@ swap() {
 	local scratch_bad=0 swap_max_ms=0 d h held out t ms
 
 	while running; do
-		read -r d h <<< "$(dm_injected sa)"
+		read -r d h held <<< "$(dm_injected sa)"
 		swap_data=$((swap_data + d)) swap_hold=$((swap_hold + h))
-		held=$(dm_held sa)
 		t=$(date +%s%N)
 		if dmsetup suspend sa && echo "${ta[$(((swap_cycles + 1) % ${#ta[@]}))]}" |
 			dmsetup load sa && dmsetup resume sa; then
@@ -237,12 +236,11 @@ swap() {
 			bad swap "cycle $((swap_cycles + 1)) failed"
 			dmsetup resume sa
 		fi
-		if [ $((swap_cycles % 10)) -eq 5 ]; then
+		if [ $((swap_cycles % 10)) -eq 1 ]; then
 			out=$(scratch_force 2>&1)
 			swap_forced=$((swap_forced + 1))
 			[ -z "$out" ] || bad scratch "scratch remove --force $swap_forced: $out"
 		fi
-		sleep "0.$((RANDOM % 10))"
 		save swap swap_cycles swap_bad swap_held swap_forced swap_data swap_hold scratch_bad \
 			swap_max_ms
 	done
@@ -389,7 +387,7 @@ result verify_a '[ "${verify_a_rounds:-0}" -ge 1 ] && [ "${verify_a_kib:-0}" -gt
 result verify_b '[ "${verify_b_rounds:-0}" -ge 1 ] && [ "${verify_b_kib:-0}" -gt 0 ]' \
 	"fio verify on sb: ${verify_b_rounds:-0} rounds, every one passed"
 for dev in sa sb; do
-	read -r d h <<< "$(dm_injected $dev)"
+	read -r d h _ <<< "$(dm_injected $dev)"
 	inj_data=$((inj_data + d)) inj_held=$((inj_held + h))
 done
 within "the data rules fired outside the verified ranges ($inj_data faults)" "$inj_data" 1 \
