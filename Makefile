@@ -11,6 +11,11 @@
 #   make demo       a fault device under fio in a VM, with its statistics
 #   make hunt       dmfault hunt over its whole catalogue in a VM, each kernel in
 #                   turn (HUNT_STEPS steps a path, default 150; HUNT_PATHS: some)
+#   make soak       tests/vm/soak.sh in a VM, each kernel in turn: SOAK_SECONDS
+#                   (default 3600) of fio verify, rule changes, table swaps,
+#                   messages and create/remove at once, then dmfault hunt over
+#                   dm-fault's control paths (SOAK_HUNT_STEPS, default 40);
+#                   console in soak-KVER.log.  Not part of make check
 #   make lint       checkpatch --strict, sparse (C=1), W=1: warnings are errors
 #   make bench      side-by-side ratios under QEMU -icount
 #   make clean
@@ -25,7 +30,7 @@ K = $${KVERS:-$$(scripts/kvers.sh)}
 export KVERS
 SRCS := Kbuild lib drivers mm include
 
-.PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt lint bench clean deps
+.PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt soak lint bench clean deps
 
 all: modules tools
 
@@ -77,6 +82,21 @@ hunt: deps-check
 		nice -n 10 tests/vm/run --kernel $$k --mem 2048 --timeout 3000 -- \
 			env HUNT_STEPS=$${HUNT_STEPS:-150} tests/vm/hunt.sh $$HUNT_PATHS || rc=1; \
 	done; exit $$rc
+
+# One VM a kernel, in turn; each run's console goes to soak-KVER.log too.
+soak: deps-check
+	@$(MAKE) -s modules tools
+	@s=$${SOAK_SECONDS:-3600}; p=0; f=0; for k in $(K); do \
+		nice -n 5 tests/vm/run --kernel $$k --mem 2048 --disk 1G --disk 256M \
+			--timeout $$((s + 1800)) -- env SOAK_SECONDS=$$s \
+			SOAK_HUNT_STEPS=$${SOAK_HUNT_STEPS:-40} tests/vm/soak.sh 2>&1 | tee soak-$$k.log; \
+		rc=$${PIPESTATUS[0]}; \
+		l=$$(grep -E '^[0-9]+ passed, [0-9]+ failed$$' soak-$$k.log | tail -n 1); \
+		[ -n "$$l" ] || l="0 passed, 1 failed"; \
+		[ $$rc -eq 0 ] || [ "$${l#*, }" != "0 failed" ] || l="$${l%%,*}, 1 failed"; \
+		echo "# kernel $$k: $$l (exit $$rc)"; \
+		p=$$((p + $${l%% *})); l=$${l#*, }; f=$$((f + $${l%% *})); \
+	done; echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
 
 lint: deps-lint
 	@scripts/lint.sh $(K)

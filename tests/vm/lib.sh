@@ -83,6 +83,11 @@ kmsg_mark() {
 	echo "$_kmsg_tag" > /dev/kmsg
 }
 
+# kmsg_marked: the last mark is still in the kernel log
+kmsg_marked() {
+	dmesg | grep -qF "$_kmsg_tag"
+}
+
 kmsg_since() {
 	dmesg | awk -v t="$_kmsg_tag" 'index($0, t) {b = ""; f = 1; next} f {b = b $0 "\n"}
 		END {printf "%s", b}'
@@ -222,4 +227,61 @@ dm_cleanup() {
 	for d in $(dmsetup ls 2>/dev/null | awk '$1 != "No" {print $1}'); do
 		dmsetup remove --retry "$d" >/dev/null 2>&1
 	done
+}
+
+# --- long runs -----------------------------------------------------------------
+
+# What the kernel reports when something is wrong (tests/vm/init looks for
+# the same): kernel_reports prints the lines of them logged since kmsg_mark.
+KERNEL_REPORT_RE='WARNING:|BUG:|kernel BUG|Oops|general protection fault|Call Trace|KASAN|UBSAN'
+KERNEL_REPORT_RE+='|blocked for more than|hung_task|soft lockup|hard LOCKUP|rcu_sched self-detected'
+KERNEL_REPORT_RE+='|RCU stall|self-detected stall|detected stalls|refcount_t|list_(add|del) corruption'
+kernel_reports() {
+	kmsg_since | grep -E "$KERNEL_REPORT_RE"
+}
+
+# dump_stacks: the kernel stacks of dmsetup, dd, fio and the kworkers, then
+# every blocked task (sysrq w), then the dm tables and status: what a hang
+# looks like from the inside.
+dump_stacks() {
+	local t c s
+
+	echo "# tables:"; dmsetup table 2>&1 | sed 's/^/#   /'
+	echo "# status:"; dmsetup status 2>&1 | sed 's/^/#   /'
+	for t in /proc/[0-9]*; do
+		c=$(cat "$t/comm" 2>/dev/null)
+		case $c in
+		dmsetup|dmfault|dd|fio|kworker*|kdmflush*)
+			s=$(cat "$t/stack" 2>/dev/null)
+			[ -n "$s" ] || continue
+			echo "# $c ${t#/proc/} $(cat "$t/wchan" 2>/dev/null) $(awk '{print $3}' "$t/stat")"
+			echo "$s" | sed 's/^/#   /'
+			;;
+		esac
+	done
+	echo 1 > /proc/sys/kernel/sysrq
+	kmsg_mark
+	echo w > /proc/sysrq-trigger
+	sleep 1
+	echo "# sysrq w:"; kmsg_since | tail -n 300 | sed 's/^/#   /'
+}
+
+# dm_injected DEV: "DATA HELD NOW": faults DEV's rules injected since its
+# table was loaded (or reset), those that change data or fail the bio
+# (error, drop, corrupt, torn) and those that hold it (delay, stall), and
+# the bios held now.  From one status line: 6 op words, the number of
+# rules, a word <id>:<seen>:<matched>:<injected>:<action>:... a rule, held.
+dm_injected() {
+	dmsetup status "$1" 2>/dev/null |
+		awk '{	for (i = 12; i < 12 + $11; i++) {
+				split($i, w, ":")
+				if (w[5] == "delay" || w[5] == "stall") h += w[4]; else d += w[4]
+			}
+			n = $(12 + $11) }
+		END {print d + 0, h + 0, n + 0}'
+}
+
+# dm_held DEV: the bios DEV's delay and stall rules hold now.
+dm_held() {
+	dmsetup message "$1" 0 stats 2>/dev/null | awk '$1 == "held" {print $2}'
 }

@@ -49,12 +49,8 @@ for round in $(seq 40); do
 			same=$((same + 1))
 			if [ $same -ge 6 ]; then
 				echo "# STUCK at $p (table $(( ${p#*.} % 5 )))"
-				dmsetup table; dmsetup status; dmsetup info sw
-				for t in /proc/[0-9]*; do
-					c=$(cat $t/comm 2>/dev/null)
-					case $c in dmsetup|fio|kworker*) s=$(cat $t/stack 2>/dev/null); [ -n "$s" ] && { echo "# $c ${t#/proc/} $(cat $t/wchan) $(awk '{print $3}' $t/stat)"; echo "$s" | sed 's/^/#   /'; };; esac
-				done
-				echo w > /proc/sysrq-trigger
+				dmsetup info sw
+				dump_stacks
 				dmsetup message sw 0 stats
 				exit 1
 			fi
