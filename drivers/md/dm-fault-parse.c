@@ -589,8 +589,9 @@ static int fault_format_ops(unsigned int mask, char *buf, size_t len)
 	unsigned int i;
 	int n = 0;
 
+	/* "any" is every operation; FUA is a flag on writes, printed apart */
 	if ((mask & FAULT_OPM_ANY) == FAULT_OPM_ANY)
-		return scnprintf(buf, len, "any");
+		return scnprintf(buf, len, "any%s", mask & FAULT_OPM_FUA ? "+fua" : "");
 	for (i = 0; i <= FAULT_NR_OPS; i++) {
 		if (!(mask & (1U << i)))
 			continue;
