@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-fault table arguments: numbers read as dm_read_arg() reads them but
- * without its wrap past UINT_MAX, and the table lines of dm-flakey and
+ * dm-fault table and message arguments: numbers read as dm_read_arg() reads
+ * them but without its wrap past UINT_MAX; a fault table's rule count, rule
+ * words and cache feature read into a struct fault_table_args; a message's
+ * words read into a struct fault_msg; and the table lines of dm-flakey and
  * dm-delay read into a struct fault_compat_args and printed back as those
- * targets print them.  Nothing here opens a device or makes a rule (that is
+ * targets print them.  Nothing here opens a device, makes a rule or looks at
+ * a device's state (that is dm-fault.c, dm-fault-cache.c and
  * dm-fault-compat.c): the host fuzzers build this file.
  *
  * dm-flakey grew error_reads and random_{read,write}_corrupt in 6.6 and
@@ -38,6 +41,293 @@ int fault_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *as, unsign
 			 char **error)
 {
 	return fault_arg_overflows(arg, as, error) ?: dm_read_arg_group(arg, as, value, error);
+}
+
+/**
+ * fault_table_parse_rules - read the rule count and the rule words of a
+ * fault table
+ * @ta: filled in; the cache options get their defaults
+ * @as: the words after "<dev> <offset>"; the count and rules are shifted off
+ * @error: set to the reason on failure
+ *
+ * The rules' own text is the rule parser's (dm-fault-parse.c): the
+ * constructor adds them one by one before it reads the features, so that a
+ * bad rule is reported before a bad feature.
+ *
+ * Return: 0, or -EINVAL with *@error set.
+ */
+int fault_table_parse_rules(struct fault_table_args *ta, struct dm_arg_set *as, char **error)
+{
+	static const struct dm_arg _args[] = {
+		{0, FAULT_MAX_RULES, "Invalid number of rules"},
+	};
+	int r;
+
+	memset(ta, 0, sizeof(*ta));
+	fault_cache_cfg_init(&ta->cache_cfg);
+	if (!as->argc)
+		return 0;
+	r = fault_read_arg(_args, as, &ta->nr_rules, error);
+	if (r)
+		return r;
+	if (ta->nr_rules > as->argc) {
+		*error = "Rule count does not match the rules given";
+		return -EINVAL;
+	}
+	ta->rules = as->argv;
+	dm_consume_args(as, ta->nr_rules);
+	return 0;
+}
+
+/**
+ * fault_table_parse_features - read the feature group after the rules
+ * @ta: from fault_table_parse_rules(); cache and cache_cfg filled in
+ * @as: what is left: [<#features> cache [<key>=<value>...]]
+ * @error: set to the reason on failure
+ *
+ * Whether the machine can give the cache its limit is the constructor's
+ * question: this only reads the words.
+ *
+ * Return: 0, or -EINVAL with *@error set.
+ */
+int fault_table_parse_features(struct fault_table_args *ta, struct dm_arg_set *as,
+			       char **error)
+{
+	static const struct dm_arg _args[] = {
+		{1, 5, "Invalid number of feature args"},
+	};
+	const char *why;
+	unsigned int n;
+	int r;
+
+	if (!as->argc)
+		return 0;
+	/* a word where a rule count said none: the old refusal */
+	if (!isdigit(*as->argv[0])) {
+		*error = "Rule count does not match the rules given";
+		return -EINVAL;
+	}
+	r = fault_read_arg_group(_args, as, &n, error);
+	if (r)
+		return r;
+	if (strcasecmp(dm_shift_arg(as), "cache")) {
+		*error = "Unknown feature (cache)";
+		return -EINVAL;
+	}
+	if (fault_cache_cfg_parse_words(&ta->cache_cfg, n - 1, as->argv, FAULT_CKEY_ALL,
+					&ta->keys, &why)) {
+		*error = (char *)why;
+		return -EINVAL;
+	}
+	dm_consume_args(as, n - 1);
+	if (as->argc) {
+		*error = "Words after the feature args";
+		return -EINVAL;
+	}
+	ta->cache = true;
+	return 0;
+}
+
+static const char * const fault_msg_names[FAULT_NR_MSGS] = {
+	[FAULT_MSG_NONE] = "?",
+	[FAULT_MSG_RULE] = "rule",
+	[FAULT_MSG_RULE_ADD] = "rule add",
+	[FAULT_MSG_RULE_REPLACE] = "rule replace",
+	[FAULT_MSG_RULE_REMOVE] = "rule remove",
+	[FAULT_MSG_RULE_ENABLE] = "rule enable",
+	[FAULT_MSG_RULE_DISABLE] = "rule disable",
+	[FAULT_MSG_RULE_LIST] = "rule list",
+	[FAULT_MSG_STATS] = "stats",
+	[FAULT_MSG_LOG] = "log",
+	[FAULT_MSG_RELEASE] = "release",
+	[FAULT_MSG_RESET] = "reset",
+	[FAULT_MSG_CACHE] = "cache",
+	[FAULT_MSG_CACHE_ON] = "cache on",
+	[FAULT_MSG_CACHE_OFF] = "cache off",
+	[FAULT_MSG_CRASH] = "crash",
+	[FAULT_MSG_MARK] = "mark",
+	[FAULT_MSG_RECOVER] = "recover",
+	[FAULT_MSG_LOST] = "lost",
+};
+
+/**
+ * fault_msg_name - the words that start a message, for its warnings
+ * @cmd: the message
+ *
+ * Return: a static string, "?" for FAULT_MSG_NONE or a value out of range.
+ */
+const char *fault_msg_name(enum fault_msg_cmd cmd)
+{
+	return cmd < FAULT_NR_MSGS ? fault_msg_names[cmd] : "?";
+}
+
+static int fault_msg_unknown(struct fault_msg *m, char **error)
+{
+	m->cmd = FAULT_MSG_NONE;
+	*error = "Unrecognised message";
+	return -EINVAL;
+}
+
+/*
+ * A message of one word: "stats", "log" and "reset" with more are no
+ * message of ours, as before the cache; the cache's "mark", "recover" and
+ * "lost" say that they take no arguments.
+ */
+static int fault_msg_parse_alone(struct fault_msg *m, unsigned int argc, char **error)
+{
+	if (argc == 1)
+		return 0;
+	if (m->cmd < FAULT_MSG_CACHE)
+		return fault_msg_unknown(m, error);
+	*error = "takes no arguments";
+	return -EINVAL;
+}
+
+/* release [<id>]: an id of 1 or more, none for every held bio */
+static int fault_msg_parse_release(struct fault_msg *m, unsigned int argc, char **argv,
+				   char **error)
+{
+	if (argc > 2)
+		return fault_msg_unknown(m, error);
+	if (argc == 2 && (kstrtouint(argv[1], 10, &m->id) || !m->id)) {
+		*error = "Invalid rule id";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * rule add <rule> | rule replace <id> <rule> | rule remove|enable|disable <id>
+ * | rule list.  The rule's text is read where it is added.
+ */
+static int fault_msg_parse_rule(struct fault_msg *m, unsigned int argc, char **argv,
+				char **error)
+{
+	static const struct {
+		const char *word;
+		enum fault_msg_cmd cmd;
+		unsigned int argc;
+	} forms[] = {
+		{ "add", FAULT_MSG_RULE_ADD, 3 },	{ "list", FAULT_MSG_RULE_LIST, 2 },
+		{ "replace", FAULT_MSG_RULE_REPLACE, 4 }, { "remove", FAULT_MSG_RULE_REMOVE, 3 },
+		{ "enable", FAULT_MSG_RULE_ENABLE, 3 },	{ "disable", FAULT_MSG_RULE_DISABLE, 3 },
+	};
+	unsigned int i;
+
+	if (argc < 2)
+		return fault_msg_unknown(m, error);
+	for (i = 0; i < ARRAY_SIZE(forms); i++)
+		if (argc == forms[i].argc && !strcasecmp(argv[1], forms[i].word))
+			break;
+	if (i == ARRAY_SIZE(forms)) {
+		*error = "Invalid rule message";
+		return -EINVAL;
+	}
+	m->cmd = forms[i].cmd;
+	if (m->cmd == FAULT_MSG_RULE_ADD)
+		m->rule = argv[2];
+	if (m->cmd == FAULT_MSG_RULE_ADD || m->cmd == FAULT_MSG_RULE_LIST)
+		return 0;
+	if (kstrtouint(argv[2], 10, &m->id)) {
+		*error = "Invalid rule id";
+		return -EINVAL;
+	}
+	if (m->cmd == FAULT_MSG_RULE_REPLACE)
+		m->rule = argv[3];
+	return 0;
+}
+
+static int fault_msg_cache_words(struct fault_msg *m, unsigned int argc, char **argv,
+				 unsigned int keys, char **error)
+{
+	const char *why;
+
+	if (fault_cache_cfg_parse_words(&m->cache, argc, argv, keys, &m->keys, &why)) {
+		*error = (char *)why;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* cache on [limit=<size>] | cache off */
+static int fault_msg_parse_cache(struct fault_msg *m, unsigned int argc, char **argv,
+				 char **error)
+{
+	if (argc >= 2 && !strcasecmp(argv[1], "on")) {
+		m->cmd = FAULT_MSG_CACHE_ON;
+		return fault_msg_cache_words(m, argc - 2, argv + 2, FAULT_CKEY_LIMIT, error);
+	}
+	if (argc == 2 && !strcasecmp(argv[1], "off")) {
+		m->cmd = FAULT_MSG_CACHE_OFF;
+		return 0;
+	}
+	*error = "expected 'cache on [limit=<size>]' or 'cache off'";
+	return -EINVAL;
+}
+
+/* crash [lose=<policy>] [seed=<n>] [after=<trigger>]: without after=, now */
+static int fault_msg_parse_crash(struct fault_msg *m, unsigned int argc, char **argv,
+				 char **error)
+{
+	m->cache.after = FAULT_NR_TRIGGERS;
+	return fault_msg_cache_words(m, argc - 1, argv + 1,
+				     FAULT_CKEY_LOSE | FAULT_CKEY_SEED | FAULT_CKEY_AFTER, error);
+}
+
+/*
+ * The messages by their first word, which is their name; parse reads the
+ * rest of the words, NULL: there is none.
+ */
+static const struct {
+	enum fault_msg_cmd cmd;
+	int (*parse)(struct fault_msg *m, unsigned int argc, char **argv, char **error);
+} fault_msg_words[] = {
+	{ FAULT_MSG_RULE, fault_msg_parse_rule },
+	{ FAULT_MSG_STATS, NULL },
+	{ FAULT_MSG_LOG, NULL },
+	{ FAULT_MSG_RELEASE, fault_msg_parse_release },
+	{ FAULT_MSG_RESET, NULL },
+	{ FAULT_MSG_CACHE, fault_msg_parse_cache },
+	{ FAULT_MSG_CRASH, fault_msg_parse_crash },
+	{ FAULT_MSG_MARK, NULL },
+	{ FAULT_MSG_RECOVER, NULL },
+	{ FAULT_MSG_LOST, NULL },
+};
+
+/**
+ * fault_msg_parse - read what a message to a fault target asks for
+ * @m: filled in
+ * @argc: number of words
+ * @argv: the words, as the target's .message gets them; not changed, and
+ *        @m->rule points into them
+ * @error: set to a static string naming the problem on failure
+ *
+ * Words are matched in any case, values are not.  Whether the device can
+ * do it (a cache, a rule with that id) is the caller's question, and the
+ * caller asks some of those first: on failure @m->cmd still names the
+ * message when its first word was recognised, FAULT_MSG_NONE otherwise.
+ *
+ * Return: 0, or -EINVAL with *@error set.
+ */
+int fault_msg_parse(struct fault_msg *m, unsigned int argc, char **argv, char **error)
+{
+	unsigned int i;
+
+	memset(m, 0, sizeof(*m));
+	fault_cache_cfg_init(&m->cache);
+	if (!argc) {
+		*error = "Empty message";
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(fault_msg_words); i++) {
+		if (strcasecmp(argv[0], fault_msg_names[fault_msg_words[i].cmd]))
+			continue;
+		m->cmd = fault_msg_words[i].cmd;
+		if (!fault_msg_words[i].parse)
+			return fault_msg_parse_alone(m, argc, error);
+		return fault_msg_words[i].parse(m, argc, argv, error);
+	}
+	return fault_msg_unknown(m, error);
 }
 
 static const struct dm_arg fault_flakey_args[] = {

@@ -1059,17 +1059,6 @@ static const char *fault_cache_name(struct fault_c *fc)
 	return dm_device_name(dm_table_get_md(fc->ti->table));
 }
 
-static int fault_cache_parse_words(struct fault_cache_cfg *cfg, unsigned int argc, char **argv,
-				   unsigned int keys, const char **error)
-{
-	unsigned int i;
-
-	for (i = 0; i < argc; i++)
-		if (fault_cache_cfg_parse(cfg, argv[i], keys, error))
-			return -EINVAL;
-	return 0;
-}
-
 /*
  * The totals, then up to @max lost ranges, one a line: the write's number
  * since the mark, its first lost sector and the count.  Caller: c->mutex.
@@ -1088,22 +1077,17 @@ static void fault_cache_emit_lost(struct fault_cache *c, unsigned int max, char 
 		DMEMIT("...\n");
 }
 
-static int fault_cache_msg_crash(struct fault_c *fc, unsigned int argc, char **argv,
-				 char *result, unsigned int maxlen)
+/* crash: now, or armed for a trigger (after=none disarms) */
+static int fault_cache_msg_crash(struct fault_c *fc, const struct fault_msg *m, char *result,
+				 unsigned int maxlen)
 {
 	struct fault_cache *c = fc->cache;
 	struct fault_cache_cfg cfg = c->cfg;
-	const char *error;
 	bool now;
 	int r = 0;
 
-	/* no after=: the power fails now; after=none disarms */
-	cfg.after = FAULT_NR_TRIGGERS;
-	if (fault_cache_parse_words(&cfg, argc - 1, argv + 1, FAULT_CKEY_LOSE | FAULT_CKEY_SEED |
-				    FAULT_CKEY_AFTER, &error)) {
-		DMWARN("%s: crash: %s", fault_cache_name(fc), error);
-		return -EINVAL;
-	}
+	/* the policy and seed the cache has, unless named; no after=: now */
+	fault_cache_cfg_apply(&cfg, &m->cache, m->keys | FAULT_CKEY_AFTER);
 	now = cfg.after == FAULT_NR_TRIGGERS;
 	fault_cache_quiesce(c);
 	mutex_lock(&c->mutex);
@@ -1136,20 +1120,17 @@ static int fault_cache_msg_crash(struct fault_c *fc, unsigned int argc, char **a
 	return r;
 }
 
-static int fault_cache_msg_on(struct fault_c *fc, unsigned int argc, char **argv)
+static int fault_cache_msg_on(struct fault_c *fc, const struct fault_msg *m)
 {
 	struct fault_cache *c = fc->cache;
-	struct fault_cache_cfg cfg;
+	const struct fault_cache_cfg *cfg = &m->cache;
 	const char *error = NULL;
 	char *err = NULL;
 	int r;
 
-	fault_cache_cfg_init(&cfg);
-	if (fault_cache_parse_words(&cfg, argc - 2, argv + 2, FAULT_CKEY_LIMIT, &error))
-		goto bad;
 	if (!c) {
 		mutex_lock(&fc->lock);
-		r = fc->cache ? 0 : fault_cache_create(fc, &cfg, &err);
+		r = fc->cache ? 0 : fault_cache_create(fc, cfg, &err);
 		mutex_unlock(&fc->lock);
 		if (r) {
 			error = err;
@@ -1157,7 +1138,7 @@ static int fault_cache_msg_on(struct fault_c *fc, unsigned int argc, char **argv
 		}
 		return 0;
 	}
-	error = fault_cache_limit_error(cfg.limit);
+	error = fault_cache_limit_error(cfg->limit);
 	if (error)
 		goto bad;
 	mutex_lock(&c->mutex);
@@ -1165,7 +1146,7 @@ static int fault_cache_msg_on(struct fault_c *fc, unsigned int argc, char **argv
 	if (c->state == FAULT_CACHE_CRASHED) {
 		error = "The cache has crashed: recover first";
 	} else {
-		c->cfg.limit = cfg.limit;
+		c->cfg.limit = cfg->limit;
 		c->state = FAULT_CACHE_ON;
 	}
 	spin_unlock(&c->lock);
@@ -1229,58 +1210,64 @@ static int fault_cache_msg_mark(struct fault_c *fc)
 	return 0;
 }
 
+/* A cache message the parser refused with @error, or one that needs a cache there is not. */
+static int fault_cache_msg_refused(struct fault_c *fc, const struct fault_msg *m,
+				   const char *error)
+{
+	const char *name = fault_cache_name(fc);
+
+	if (!error)
+		DMWARN("%s: %s: the cache is off", name,
+		       m->cmd == FAULT_MSG_CACHE_OFF ? "cache" : fault_msg_name(m->cmd));
+	else if (m->cmd >= FAULT_MSG_MARK)
+		DMWARN("%s: %s %s", name, fault_msg_name(m->cmd), error);
+	else
+		DMWARN("%s: %s: %s", name, fault_msg_name(m->cmd), error);
+	return -EINVAL;
+}
+
 /**
  * fault_cache_message - the cache's messages
  * @fc: the device
- * @argc: words, at least one
- * @argv: "cache on [limit=<size>]", "cache off", "crash [lose=<policy>]
- *        [seed=<n>] [after=<flush|write|bytes>:<n>]", "mark", "recover", "lost"
+ * @m: from fault_msg_parse(), m->cmd FAULT_MSG_CACHE or later: "cache on
+ *     [limit=<size>]", "cache off", "crash [lose=<policy>] [seed=<n>]
+ *     [after=<flush|write|bytes>:<n>]", "mark", "recover", "lost"
+ * @error: the parser's reason when it refused @m, else NULL
  * @result: reply buffer
  * @maxlen: its size
  *
- * Return: as a target's .message, or -ENOTTY if @argv is not the cache's.
+ * A message for a cache the device does not have is refused for that
+ * before its arguments are looked at.
+ *
+ * Return: as a target's .message.
  */
-int fault_cache_message(struct fault_c *fc, unsigned int argc, char **argv, char *result,
-			unsigned int maxlen)
+int fault_cache_message(struct fault_c *fc, const struct fault_msg *m, char *error,
+			char *result, unsigned int maxlen)
 {
-	static const char * const words[] = { "crash", "mark", "recover", "lost" };
 	/* pairs with the release in fault_cache_create() */
 	struct fault_cache *c = smp_load_acquire(&fc->cache);
-	unsigned int i;
 
-	if (!strcasecmp(argv[0], "cache")) {
-		if (argc >= 2 && !strcasecmp(argv[1], "on"))
-			return fault_cache_msg_on(fc, argc, argv);
-		if (argc == 2 && !strcasecmp(argv[1], "off") && c)
-			return fault_cache_msg_off(fc);
-		DMWARN("%s: cache: %s", fault_cache_name(fc), argc == 2 &&
-		       !strcasecmp(argv[1], "off") ? "the cache is off" :
-		       "expected 'cache on [limit=<size>]' or 'cache off'");
-		return -EINVAL;
-	}
-	for (i = 0; i < ARRAY_SIZE(words); i++)
-		if (!strcasecmp(argv[0], words[i]))
-			break;
-	if (i == ARRAY_SIZE(words))
-		return -ENOTTY;
-	if (!c) {
-		DMWARN("%s: %s: the cache is off", fault_cache_name(fc), words[i]);
-		return -EINVAL;
-	}
-	if (i == 0)
-		return fault_cache_msg_crash(fc, argc, argv, result, maxlen);
-	if (argc != 1) {
-		DMWARN("%s: %s takes no arguments", fault_cache_name(fc), words[i]);
-		return -EINVAL;
-	}
-	if (i == 1)
+	if (!c && m->cmd != FAULT_MSG_CACHE && m->cmd != FAULT_MSG_CACHE_ON)
+		return fault_cache_msg_refused(fc, m, NULL);
+	if (error)
+		return fault_cache_msg_refused(fc, m, error);
+	switch (m->cmd) {
+	case FAULT_MSG_CACHE_ON:
+		return fault_cache_msg_on(fc, m);
+	case FAULT_MSG_CACHE_OFF:
+		return fault_cache_msg_off(fc);
+	case FAULT_MSG_CRASH:
+		return fault_cache_msg_crash(fc, m, result, maxlen);
+	case FAULT_MSG_MARK:
 		return fault_cache_msg_mark(fc);
-	if (i == 2)
+	case FAULT_MSG_RECOVER:
 		return fault_cache_msg_recover(fc);
-	mutex_lock(&c->mutex);
-	fault_cache_emit_lost(c, FAULT_LOST_MAX, result, maxlen);
-	mutex_unlock(&c->mutex);
-	return 1;
+	default:
+		mutex_lock(&c->mutex);
+		fault_cache_emit_lost(c, FAULT_LOST_MAX, result, maxlen);
+		mutex_unlock(&c->mutex);
+		return 1;
+	}
 }
 
 /**
@@ -1328,14 +1315,12 @@ void fault_cache_emit(struct fault_c *fc, bool readable, char *result, unsigned 
 /* The table's feature words: " <n> cache" and the options that differ. */
 void fault_cache_table(struct fault_c *fc, char *result, unsigned int maxlen, unsigned int *psz)
 {
-	unsigned int sz = *psz, words = 1;
-	char opts[128], *p;
+	unsigned int sz = *psz;
+	char feature[160];
 
 	if (fc->cache_in_table) {
-		fault_cache_cfg_format(&fc->cache_table, FAULT_CKEY_ALL, opts, sizeof(opts));
-		for (p = opts; *p; p++)
-			words += *p == ' ';
-		DMEMIT(" %u cache%s", words, opts);
+		fault_cache_feature_format(&fc->cache_table, feature, sizeof(feature));
+		DMEMIT("%s", feature);
 	}
 	*psz = sz;
 }

@@ -589,8 +589,9 @@ static int fault_format_ops(unsigned int mask, char *buf, size_t len)
 	unsigned int i;
 	int n = 0;
 
+	/* "any" is every operation; FUA is a flag on writes, printed apart */
 	if ((mask & FAULT_OPM_ANY) == FAULT_OPM_ANY)
-		return scnprintf(buf, len, "any");
+		return scnprintf(buf, len, "any%s", mask & FAULT_OPM_FUA ? "+fua" : "");
 	for (i = 0; i <= FAULT_NR_OPS; i++) {
 		if (!(mask & (1U << i)))
 			continue;
@@ -680,6 +681,11 @@ const char *fault_lose_name(enum fault_lose lose)
 	return lose < FAULT_NR_LOSE ? fault_lose_names[lose] : "?";
 }
 
+const char *fault_trigger_name(enum fault_trigger after)
+{
+	return after < FAULT_NR_TRIGGERS ? fault_trigger_names[after] : "?";
+}
+
 static int fault_name_index(const char * const *names, unsigned int n, const char *s)
 {
 	unsigned int i;
@@ -725,18 +731,9 @@ static int fault_parse_trigger(struct fault_cache_cfg *cfg, char *val, const cha
 	return 0;
 }
 
-/**
- * fault_cache_cfg_parse - parse one key=value word of the cache options
- * @cfg: initialised by fault_cache_cfg_init(); the key's field is set
- * @word: limit=<size>, lose=<all|none|writes|sectors>, seed=<u64> or
- *        after=<flush|write|bytes>:<n>
- * @keys: FAULT_CKEY_* bits: the keys this context takes
- * @error: on failure, a static string naming the problem
- *
- * Return: 0 or -EINVAL.
- */
-int fault_cache_cfg_parse(struct fault_cache_cfg *cfg, const char *word, unsigned int keys,
-			  const char **error)
+/* One key=value word: the FAULT_CKEY_* bit of its key, or -EINVAL with *@error set. */
+static int fault_cache_cfg_word(struct fault_cache_cfg *cfg, const char *word, unsigned int keys,
+				const char **error)
 {
 	char buf[64], *val;
 	int i;
@@ -758,26 +755,102 @@ int fault_cache_cfg_parse(struct fault_cache_cfg *cfg, const char *word, unsigne
 			*error = "Invalid cache limit (64k or more, units k, m, g)";
 			return -EINVAL;
 		}
-	} else if ((keys & FAULT_CKEY_LOSE) && !strcmp(buf, "lose")) {
+		return FAULT_CKEY_LIMIT;
+	}
+	if ((keys & FAULT_CKEY_LOSE) && !strcmp(buf, "lose")) {
 		i = fault_name_index(fault_lose_names, FAULT_NR_LOSE, val);
 		if (i < 0) {
 			*error = "Unknown crash policy (all, none, writes, sectors)";
 			return -EINVAL;
 		}
 		cfg->lose = i;
-	} else if ((keys & FAULT_CKEY_SEED) && !strcmp(buf, "seed")) {
+		return FAULT_CKEY_LOSE;
+	}
+	if ((keys & FAULT_CKEY_SEED) && !strcmp(buf, "seed")) {
 		if (kstrtou64(val, 0, &cfg->seed)) {
 			*error = "Invalid crash seed";
 			return -EINVAL;
 		}
-	} else if ((keys & FAULT_CKEY_AFTER) && !strcmp(buf, "after")) {
+		return FAULT_CKEY_SEED;
+	}
+	if ((keys & FAULT_CKEY_AFTER) && !strcmp(buf, "after")) {
 		if (fault_parse_trigger(cfg, val, error))
 			return -EINVAL;
-	} else {
-		*error = "Unknown cache option";
-		return -EINVAL;
+		return FAULT_CKEY_AFTER;
+	}
+	*error = "Unknown cache option";
+	return -EINVAL;
+}
+
+/**
+ * fault_cache_cfg_parse - parse one key=value word of the cache options
+ * @cfg: initialised by fault_cache_cfg_init(); the key's field is set
+ * @word: limit=<size>, lose=<all|none|writes|sectors>, seed=<u64> or
+ *        after=<flush|write|bytes>:<n>
+ * @keys: FAULT_CKEY_* bits: the keys this context takes
+ * @error: on failure, a static string naming the problem
+ *
+ * Return: 0 or -EINVAL.
+ */
+int fault_cache_cfg_parse(struct fault_cache_cfg *cfg, const char *word, unsigned int keys,
+			  const char **error)
+{
+	int r = fault_cache_cfg_word(cfg, word, keys, error);
+
+	return r < 0 ? r : 0;
+}
+
+/**
+ * fault_cache_cfg_parse_words - parse the cache option words of a table or
+ * a message
+ * @cfg: initialised by fault_cache_cfg_init(); the fields of the keys given
+ *       are set, the last word of a key winning
+ * @argc: number of words
+ * @argv: the words
+ * @keys: FAULT_CKEY_* bits: the keys this context takes
+ * @given: set to the FAULT_CKEY_* bits of the keys given, so that "crash"
+ *         can lay the options it names over the ones the cache has
+ * @error: on failure, a static string naming the problem
+ *
+ * Return: 0 or -EINVAL.
+ */
+int fault_cache_cfg_parse_words(struct fault_cache_cfg *cfg, unsigned int argc, char **argv,
+				unsigned int keys, unsigned int *given, const char **error)
+{
+	unsigned int i;
+	int r;
+
+	*given = 0;
+	for (i = 0; i < argc; i++) {
+		r = fault_cache_cfg_word(cfg, argv[i], keys, error);
+		if (r < 0)
+			return r;
+		*given |= r;
 	}
 	return 0;
+}
+
+/**
+ * fault_cache_cfg_apply - lay the options @keys of @from over @to
+ * @to: options to change
+ * @from: options parsed from words
+ * @keys: FAULT_CKEY_* bits, as fault_cache_cfg_parse_words() sets @given
+ *
+ * A crash takes the policy and seed the cache has unless it names its own.
+ */
+void fault_cache_cfg_apply(struct fault_cache_cfg *to, const struct fault_cache_cfg *from,
+			   unsigned int keys)
+{
+	if (keys & FAULT_CKEY_LIMIT)
+		to->limit = from->limit;
+	if (keys & FAULT_CKEY_LOSE)
+		to->lose = from->lose;
+	if (keys & FAULT_CKEY_SEED)
+		to->seed = from->seed;
+	if (keys & FAULT_CKEY_AFTER) {
+		to->after = from->after;
+		to->after_n = from->after_n;
+	}
 }
 
 /**
@@ -795,6 +868,9 @@ int fault_cache_cfg_format(const struct fault_cache_cfg *cfg, unsigned int keys,
 {
 	int n = 0;
 
+	/* with every option at its default nothing is printed: still a string */
+	if (len)
+		buf[0] = '\0';
 	if ((keys & FAULT_CKEY_LIMIT) && cfg->limit != FAULT_CACHE_LIMIT_DEF)
 		n += scnprintf(buf + n, len - n, " limit=%llu", cfg->limit);
 	if ((keys & FAULT_CKEY_AFTER) && cfg->after != FAULT_TRIG_NONE)
@@ -805,4 +881,28 @@ int fault_cache_cfg_format(const struct fault_cache_cfg *cfg, unsigned int keys,
 	if ((keys & FAULT_CKEY_SEED) && cfg->seed)
 		n += scnprintf(buf + n, len - n, " seed=%llu", cfg->seed);
 	return n;
+}
+
+/**
+ * fault_cache_feature_format - print the cache feature group of a table
+ * @cfg: the options the table gave
+ * @buf: output
+ * @len: size of @buf
+ *
+ * " <n> cache[ <key>=<value>...]" with the options that differ from the
+ * defaults: the status TABLE line ends with it, and a test feeds that line
+ * back to the constructor, so the count must match the words.
+ *
+ * Return: characters written, as scnprintf().
+ */
+int fault_cache_feature_format(const struct fault_cache_cfg *cfg, char *buf, size_t len)
+{
+	char opts[128];
+	unsigned int words = 1;
+	const char *p;
+
+	fault_cache_cfg_format(cfg, FAULT_CKEY_ALL, opts, sizeof(opts));
+	for (p = opts; *p; p++)
+		words += *p == ' ';
+	return scnprintf(buf, len, " %u cache%s", words, opts);
 }

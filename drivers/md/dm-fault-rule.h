@@ -134,9 +134,15 @@ struct fault_cache_cfg {
 void fault_cache_cfg_init(struct fault_cache_cfg *cfg);
 int fault_cache_cfg_parse(struct fault_cache_cfg *cfg, const char *word, unsigned int keys,
 			  const char **error);
+int fault_cache_cfg_parse_words(struct fault_cache_cfg *cfg, unsigned int argc, char **argv,
+				unsigned int keys, unsigned int *given, const char **error);
+void fault_cache_cfg_apply(struct fault_cache_cfg *to, const struct fault_cache_cfg *from,
+			   unsigned int keys);
 int fault_cache_cfg_format(const struct fault_cache_cfg *cfg, unsigned int keys, char *buf,
 			   size_t len);
+int fault_cache_feature_format(const struct fault_cache_cfg *cfg, char *buf, size_t len);
 const char *fault_lose_name(enum fault_lose lose);
+const char *fault_trigger_name(enum fault_trigger after);
 
 /* the keys each use of fault_cache_cfg_parse() allows */
 #define FAULT_CKEY_LIMIT	BIT(0)

@@ -92,41 +92,17 @@ int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 	return r;
 }
 
-/* "cache [<key>=<value>...]": the feature group after the rules. */
-static int fault_ctr_features(struct fault_c *fc, struct dm_arg_set *as)
+/* The feature group after the rules, read by the table parser: the cache. */
+static int fault_ctr_features(struct fault_c *fc, struct fault_table_args *ta,
+			      struct dm_arg_set *as)
 {
-	static const struct dm_arg _args[] = {
-		{1, 5, "Invalid number of feature args"},
-	};
 	struct dm_target *ti = fc->ti;
-	const char *error;
-	unsigned int n, i;
 	int r;
 
-	/* a word where a rule count said none: the old refusal */
-	if (!isdigit(*as->argv[0])) {
-		ti->error = "Rule count does not match the rules given";
-		return -EINVAL;
-	}
-	r = fault_read_arg_group(_args, as, &n, &ti->error);
-	if (r)
+	r = fault_table_parse_features(ta, as, &ti->error);
+	if (r || !ta->cache)
 		return r;
-	if (strcasecmp(dm_shift_arg(as), "cache")) {
-		ti->error = "Unknown feature (cache)";
-		return -EINVAL;
-	}
-	fault_cache_cfg_init(&fc->cache_table);
-	for (i = 1; i < n; i++) {
-		if (fault_cache_cfg_parse(&fc->cache_table, dm_shift_arg(as),
-					  FAULT_CKEY_ALL, &error)) {
-			ti->error = (char *)error;
-			return -EINVAL;
-		}
-	}
-	if (as->argc) {
-		ti->error = "Words after the feature args";
-		return -EINVAL;
-	}
+	fc->cache_table = ta->cache_cfg;
 	fc->cache_in_table = true;
 	return fault_cache_create(fc, &fc->cache_table, &ti->error);
 }
@@ -142,12 +118,9 @@ static int fault_ctr_features(struct fault_c *fc, struct dm_arg_set *as)
  */
 static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
-	static const struct dm_arg _args[] = {
-		{0, FAULT_MAX_RULES, "Invalid number of rules"},
-	};
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
-	unsigned int nr = 0;
-	const char *text;
+	struct fault_table_args ta;
+	unsigned int i;
 	int r;
 
 	if (argc < 2) {
@@ -162,29 +135,19 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	/* a write cache of our own, when on: flush and FUA must reach us */
 	ti->flush_supported = true;
-	if (as.argc) {
-		r = fault_read_arg(_args, &as, &nr, &ti->error);
-		if (r)
-			goto bad;
-		if (nr > as.argc) {
-			ti->error = "Rule count does not match the rules given";
-			r = -EINVAL;
-			goto bad;
-		}
-	}
-	while (nr--) {
-		text = dm_shift_arg(&as);
-		r = fault_rules_add_text(ti->private, text, NULL, &ti->error);
+	r = fault_table_parse_rules(&ta, &as, &ti->error);
+	if (r)
+		goto bad;
+	for (i = 0; i < ta.nr_rules; i++) {
+		r = fault_rules_add_text(ti->private, ta.rules[i], NULL, &ti->error);
 		if (r) {
-			DMERR("rule '%s': %s", text, ti->error);
+			DMERR("rule '%s': %s", ta.rules[i], ti->error);
 			goto bad;
 		}
 	}
-	if (as.argc) {
-		r = fault_ctr_features(ti->private, &as);
-		if (r)
-			goto bad;
-	}
+	r = fault_ctr_features(ti->private, &ta, &as);
+	if (r)
+		goto bad;
 	return 0;
 
 bad:
@@ -492,43 +455,31 @@ static int fault_msg_list(struct fault_c *fc, char *result, unsigned int maxlen)
 }
 
 /*
- * rule add <rule> | rule replace <id> <rule> | rule remove|enable|disable <id>
- * | rule list
+ * A rule message fault_msg_parse() read, or refused with @error: the
+ * warning names the message's words either way.
  */
-/* "rule replace <id> <rule>" or "rule remove|enable|disable <id>" */
-static bool fault_msg_rule_shape(unsigned int argc, char **argv)
+static int fault_msg_rule(struct fault_c *fc, const struct fault_msg *m, char *error,
+			  unsigned int argc, char **argv, char *result, unsigned int maxlen)
 {
-	if (argc == 4)
-		return !strcasecmp(argv[1], "replace");
-	return argc == 3 && (!strcasecmp(argv[1], "remove") || !strcasecmp(argv[1], "enable") ||
-			     !strcasecmp(argv[1], "disable"));
-}
-
-static int fault_msg_rule(struct fault_c *fc, unsigned int argc, char **argv,
-			  char *result, unsigned int maxlen)
-{
-	char *error = "Invalid rule message";
 	unsigned int id, sz = 0;
 	int r = -EINVAL;
 
-	if (argc == 3 && !strcasecmp(argv[1], "add")) {
-		r = fault_rules_add_text(fc, argv[2], &id, &error);
+	if (error) {
+		/* refused by the parser */
+	} else if (m->cmd == FAULT_MSG_RULE_LIST) {
+		return fault_msg_list(fc, result, maxlen);
+	} else if (m->cmd == FAULT_MSG_RULE_ADD) {
+		r = fault_rules_add_text(fc, m->rule, &id, &error);
 		if (!r) {
 			DMEMIT("%u", id);
 			return 1;
 		}
-	} else if (argc == 2 && !strcasecmp(argv[1], "list")) {
-		return fault_msg_list(fc, result, maxlen);
-	} else if (!fault_msg_rule_shape(argc, argv)) {
-		/* Invalid rule message */
-	} else if (kstrtouint(argv[2], 10, &id)) {
-		error = "Invalid rule id";
-	} else if (argc == 4) {
-		r = fault_rules_replace(fc, id, argv[3], &error);
-	} else if (!strcasecmp(argv[1], "remove")) {
-		r = fault_rules_remove(fc, id, &error);
+	} else if (m->cmd == FAULT_MSG_RULE_REPLACE) {
+		r = fault_rules_replace(fc, m->id, m->rule, &error);
+	} else if (m->cmd == FAULT_MSG_RULE_REMOVE) {
+		r = fault_rules_remove(fc, m->id, &error);
 	} else {
-		r = fault_rules_enable(fc, id, tolower(argv[1][0]) == 'e', &error);
+		r = fault_rules_enable(fc, m->id, m->cmd == FAULT_MSG_RULE_ENABLE, &error);
 	}
 	if (r) {
 		DMWARN("%s: rule %s '%s': %s", dm_device_name(dm_table_get_md(fc->ti->table)),
@@ -553,41 +504,41 @@ static int fault_msg_reset(struct fault_c *fc)
 	return 0;
 }
 
+/*
+ * Messages: the words are read by fault_msg_parse() (dm-fault-args.c, also
+ * built on the host); here is what they do to the device.
+ */
 static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 			 char *result, unsigned int maxlen)
 {
 	struct fault_c *fc = ti->private;
-	unsigned int i;
-	int r = -EINVAL;
+	const char *name = dm_device_name(dm_table_get_md(ti->table));
+	struct fault_msg m;
+	char *error = NULL;
+	int r;
 
-	if (!argc)
-		return -EINVAL;
-	r = fault_cache_message(fc, argc, argv, result, maxlen);
-	if (r != -ENOTTY)
+	r = fault_msg_parse(&m, argc, argv, &error);
+	if (m.cmd >= FAULT_MSG_CACHE)
+		return fault_cache_message(fc, &m, r ? error : NULL, result, maxlen);
+	if (m.cmd >= FAULT_MSG_RULE && m.cmd <= FAULT_MSG_RULE_LIST)
+		return fault_msg_rule(fc, &m, r ? error : NULL, argc, argv, result, maxlen);
+	if (r && m.cmd == FAULT_MSG_RELEASE)
+		DMWARN("%s: release: invalid rule id '%s'", name, argv[1]);
+	else if (r && argc)
+		DMWARN("%s: unrecognised message '%s'", name, argv[0]);
+	if (r)
 		return r;
-	r = -EINVAL;
-	if (argc >= 2 && !strcasecmp(argv[0], "rule")) {
-		r = fault_msg_rule(fc, argc, argv, result, maxlen);
-	} else if (argc == 1 && !strcasecmp(argv[0], "stats")) {
-		r = fault_msg_stats(fc, result, maxlen);
-	} else if (argc == 1 && !strcasecmp(argv[0], "log")) {
-		r = fault_msg_log(fc, result, maxlen);
-	} else if (argc <= 2 && !strcasecmp(argv[0], "release")) {
-		i = 0;
-		if (argc == 2 && (kstrtouint(argv[1], 10, &i) || !i)) {
-			DMWARN("%s: release: invalid rule id '%s'",
-			       dm_device_name(dm_table_get_md(ti->table)), argv[1]);
-		} else {
-			fault_held_release(fc, i);
-			r = 0;
-		}
-	} else if (argc == 1 && !strcasecmp(argv[0], "reset")) {
-		r = fault_msg_reset(fc);
-	} else {
-		DMWARN("%s: unrecognised message '%s'",
-		       dm_device_name(dm_table_get_md(ti->table)), argv[0]);
+	switch (m.cmd) {
+	case FAULT_MSG_STATS:
+		return fault_msg_stats(fc, result, maxlen);
+	case FAULT_MSG_LOG:
+		return fault_msg_log(fc, result, maxlen);
+	case FAULT_MSG_RELEASE:
+		fault_held_release(fc, m.id);
+		return 0;
+	default:
+		return fault_msg_reset(fc);
 	}
-	return r;
 }
 
 static void fault_presuspend(struct dm_target *ti)

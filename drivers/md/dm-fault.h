@@ -17,8 +17,6 @@
 #include "dm-fault-args.h"
 #include "dm-fault-rule.h"
 
-#define FAULT_MAX_RULES	256
-
 /*
  * A rule as the I/O path sees it: configuration plus run-time state.  Each
  * rule set holding the rule and each bio it acts on hold a reference.
@@ -156,8 +154,8 @@ void fault_cache_destroy(struct fault_c *fc);
 int fault_cache_map(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio,
 		    sector_t sector);
 void fault_cache_postsuspend(struct fault_c *fc);
-int fault_cache_message(struct fault_c *fc, unsigned int argc, char **argv, char *result,
-			unsigned int maxlen);
+int fault_cache_message(struct fault_c *fc, const struct fault_msg *m, char *error,
+			char *result, unsigned int maxlen);
 void fault_cache_emit(struct fault_c *fc, bool readable, char *result, unsigned int maxlen,
 		      unsigned int *psz);
 void fault_cache_table(struct fault_c *fc, char *result, unsigned int maxlen, unsigned int *psz);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "../../drivers/md/dm-fault-args.h"
+#include "fuzz-words.h"
 
 #define FZ_MAX_INPUT	4096
 #define FZ_MAX_ARGS	64
@@ -33,22 +34,6 @@ static void __noreturn fz_fail(const char *input, const char *what, const char *
 	abort();
 }
 
-/* Split @s in place at blanks, as dm_split_args() does without escapes. */
-static unsigned int fz_split(char *s, char **argv)
-{
-	unsigned int argc = 0;
-	char *tok;
-
-	while ((tok = strsep(&s, " \t\n")) != NULL) {
-		if (!*tok)
-			continue;
-		if (argc == FZ_MAX_ARGS)
-			return FZ_MAX_ARGS + 1;
-		argv[argc++] = tok;
-	}
-	return argc;
-}
-
 /* Parse the line in @s (split in place) into @ca: the parser's return. */
 static int fz_parse(bool flakey, char *s, struct fault_compat_args *ca, char **error)
 {
@@ -58,7 +43,7 @@ static int fz_parse(bool flakey, char *s, struct fault_compat_args *ca, char **e
 
 	memset(ca, 0, sizeof(*ca));
 	*error = NULL;
-	argc = fz_split(s, argv);
+	argc = fz_split(s, argv, FZ_MAX_ARGS);
 	if (argc > FZ_MAX_ARGS)
 		return 1;
 	if (!flakey)

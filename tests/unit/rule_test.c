@@ -63,11 +63,21 @@ static void test_roundtrip(void)
 		"error:status=medium",
 		"error:status=enolink",
 		"error:p=1e-6",
+		/* table_fuzz: any+fua was printed as op=any, which reads back without fua */
+		"error:op=read+any+fua",
 	};
+	struct fault_rule_cfg cfg;
+	const char *err;
+	char out[512];
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(rules); i++)
 		roundtrip(rules[i]);
+	if (!parse("error:op=read+any+fua,seed=1", &cfg, &err)) {
+		fault_rule_cfg_format(&cfg, out, sizeof(out));
+		KTAP_EXPECT(!strncmp(out, "error:op=any+fua,", 17));
+	}
+	fault_rule_cfg_destroy(&cfg);
 }
 
 static void test_fields(void)

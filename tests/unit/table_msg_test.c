@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host tests of what a fault table says after "<dev> <offset>" and what a
+ * message to a fault device asks for (drivers/md/dm-fault-args.c with the
+ * cache options of dm-fault-parse.c, compiled unchanged against the shim):
+ * the parsed description, the reasons of refusals (the texts dmsetup and
+ * the kernel log show), and the cache feature printed back as the status
+ * TABLE line prints it.
+ */
+#include "../../drivers/md/dm-fault-args.h"
+#include "ktap.h"
+
+#define MAX_ARGS	32
+
+static unsigned int split(const char *text, char *buf, size_t len, char **argv)
+{
+	unsigned int argc = 0;
+	char *s = buf, *tok;
+
+	snprintf(buf, len, "%s", text);
+	while ((tok = strsep(&s, " ")) && argc < MAX_ARGS)
+		if (*tok)
+			argv[argc++] = tok;
+	return argc;
+}
+
+/* Read a table's words as fault_ctr() does, without adding the rules. */
+static int table(const char *text, struct fault_table_args *ta, char **error)
+{
+	static char buf[512];
+	char *argv[MAX_ARGS];
+	struct dm_arg_set as;
+
+	*error = NULL;
+	as.argc = split(text, buf, sizeof(buf), argv);
+	as.argv = argv;
+	return fault_table_parse_rules(ta, &as, error) ?:
+	       fault_table_parse_features(ta, &as, error);
+}
+
+static int msg(const char *text, struct fault_msg *m, char **error)
+{
+	static char buf[512];
+	char *argv[MAX_ARGS];
+
+	*error = NULL;
+	return fault_msg_parse(m, split(text, buf, sizeof(buf), argv), argv, error);
+}
+
+/* @text is taken, with @nr rules, and its cache feature prints as @want. */
+static void table_same(const char *text, unsigned int nr, const char *want)
+{
+	struct fault_table_args ta;
+	char out[256] = "", *error = NULL;
+
+	if (!ktap_check(!table(text, &ta, &error), "'%s' refused: %s", text,
+			 error ? error : "?"))
+		return;
+	if (ta.cache)
+		fault_cache_feature_format(&ta.cache_cfg, out, sizeof(out));
+	ktap_check(ta.nr_rules == nr && !strcmp(out, want), "'%s': %u rules, '%s', want %u, '%s'",
+		   text, ta.nr_rules, out, nr, want);
+}
+
+/* table_fuzz: "0 1 cache" printed the options' buffer unset. */
+static void test_table(void)
+{
+	table_same("", 0, "");
+	table_same("0", 0, "");
+	table_same("2 error drop:op=write", 2, "");
+	table_same("0 1 cache", 0, " 1 cache");
+	table_same("1 error 1 CACHE", 1, " 1 cache");
+	table_same("0 5 cache seed=7 lose=writes after=flush:3 limit=1m", 0,
+		   " 5 cache limit=1048576 after=flush:3 lose=writes seed=7");
+	table_same("0 2 cache limit=64m", 0, " 1 cache");
+}
+
+static void test_table_refused(void)
+{
+	static const char * const cases[][2] = {
+		{ "257 error", "Invalid number of rules" },
+		{ "4294967296 error", "Invalid number of rules" },
+		{ "x", "Invalid number of rules" },
+		{ "2 error", "Rule count does not match the rules given" },
+		{ "1 error error", "Rule count does not match the rules given" },
+		{ "0 6 cache a b c d e", "Invalid number of feature args" },
+		{ "0 2 cache", "Invalid number of feature args" },
+		{ "0 1 frob", "Unknown feature (cache)" },
+		{ "0 2 cache bogus=1", "Unknown cache option" },
+		{ "0 2 cache limit=1k", "Invalid cache limit (64k or more, units k, m, g)" },
+		{ "0 2 cache after=flush:0",
+		  "Crash trigger is <flush|write|bytes>:<count of 1 or more>" },
+		{ "0 1 cache limit=1m", "Words after the feature args" },
+	};
+	struct fault_table_args ta;
+	unsigned int i;
+	char *error;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		r = table(cases[i][0], &ta, &error);
+		ktap_check(r == -EINVAL && error && !strcmp(error, cases[i][1]),
+			   "'%s': %d '%s', want '%s'", cases[i][0], r, error ? error : "(none)",
+			   cases[i][1]);
+	}
+}
+
+static void test_msg(void)
+{
+	struct fault_msg m;
+	char *error;
+
+	KTAP_EXPECT_INT_EQ(msg("rule add error:op=read", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_RULE_ADD && !strcmp(m.rule, "error:op=read"));
+	KTAP_EXPECT_INT_EQ(msg("RULE Replace 3 drop", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_RULE_REPLACE && m.id == 3 && !strcmp(m.rule, "drop"));
+	KTAP_EXPECT_INT_EQ(msg("rule disable 2", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_RULE_DISABLE && m.id == 2);
+	KTAP_EXPECT_INT_EQ(msg("release", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_RELEASE && !m.id);
+	KTAP_EXPECT_INT_EQ(msg("cache on limit=1m", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_CACHE_ON && m.keys == FAULT_CKEY_LIMIT &&
+		    m.cache.limit == 1 << 20);
+	KTAP_EXPECT_INT_EQ(msg("crash", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_CRASH && !m.keys && m.cache.after == FAULT_NR_TRIGGERS);
+	KTAP_EXPECT_INT_EQ(msg("lost", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_LOST);
+}
+
+/* What is refused, the message it is taken for (for the warning) and why. */
+static void test_msg_refused(void)
+{
+	static const struct {
+		const char *text;
+		enum fault_msg_cmd cmd;
+		const char *why;
+	} cases[] = {
+		{ "", FAULT_MSG_NONE, "Empty message" },
+		{ "frobnicate", FAULT_MSG_NONE, "Unrecognised message" },
+		{ "rule", FAULT_MSG_NONE, "Unrecognised message" },
+		{ "stats x", FAULT_MSG_NONE, "Unrecognised message" },
+		{ "release 1 2", FAULT_MSG_NONE, "Unrecognised message" },
+		{ "rule enable", FAULT_MSG_RULE, "Invalid rule message" },
+		{ "rule add a b", FAULT_MSG_RULE, "Invalid rule message" },
+		{ "rule remove x", FAULT_MSG_RULE_REMOVE, "Invalid rule id" },
+		{ "release 0", FAULT_MSG_RELEASE, "Invalid rule id" },
+		{ "cache", FAULT_MSG_CACHE, "expected 'cache on [limit=<size>]' or 'cache off'" },
+		{ "cache off now", FAULT_MSG_CACHE,
+		  "expected 'cache on [limit=<size>]' or 'cache off'" },
+		{ "cache on lose=all", FAULT_MSG_CACHE_ON, "Unknown cache option" },
+		{ "crash limit=1m", FAULT_MSG_CRASH, "Unknown cache option" },
+		{ "crash lose=some", FAULT_MSG_CRASH,
+		  "Unknown crash policy (all, none, writes, sectors)" },
+		{ "crash seed=12x", FAULT_MSG_CRASH, "Invalid crash seed" },
+		{ "mark now", FAULT_MSG_MARK, "takes no arguments" },
+	};
+	struct fault_msg m;
+	unsigned int i;
+	char *error;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		r = msg(cases[i].text, &m, &error);
+		ktap_check(r == -EINVAL && m.cmd == cases[i].cmd && error &&
+			   !strcmp(error, cases[i].why), "'%s': %d %s '%s', want %s '%s'",
+			   cases[i].text, r, fault_msg_name(m.cmd), error ? error : "(none)",
+			   fault_msg_name(cases[i].cmd), cases[i].why);
+	}
+}
+
+/* crash keeps the cache's policy and seed unless it names its own */
+static void test_crash_apply(void)
+{
+	struct fault_cache_cfg cfg;
+	struct fault_msg m;
+	char *error;
+
+	fault_cache_cfg_init(&cfg);
+	cfg.seed = 9;
+	cfg.lose = FAULT_LOSE_WRITES;
+	cfg.after = FAULT_TRIG_FLUSH;
+	cfg.after_n = 4;
+	KTAP_EXPECT_INT_EQ(msg("crash lose=sectors", &m, &error), 0);
+	fault_cache_cfg_apply(&cfg, &m.cache, m.keys | FAULT_CKEY_AFTER);
+	KTAP_EXPECT(cfg.lose == FAULT_LOSE_SECTORS && cfg.seed == 9 &&
+		    cfg.after == FAULT_NR_TRIGGERS);
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(test_table),
+	KTAP_CASE(test_table_refused),
+	KTAP_CASE(test_msg),
+	KTAP_CASE(test_msg_refused),
+	KTAP_CASE(test_crash_apply),
+};
+
+int main(void)
+{
+	return ktap_run("table_msg", cases, ARRAY_SIZE(cases));
+}
