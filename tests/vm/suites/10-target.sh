@@ -232,10 +232,19 @@ dm_create up "0 $S fault /dev/mapper/lo 0 1 stall:op=read,sectors=0-7"
 dmsetup suspend lo
 dd if=/dev/zero of=/dev/mapper/up bs=4k seek=16 count=1 oflag=direct status=none &
 wpid=$!
+# the write has passed our map (counted) and waits below before the suspend
+for _ in $(seq 100); do
+	dmsetup message up 0 stats | grep -q '^op write bios=1 ' && break
+	sleep 0.1
+done
 dmsetup suspend up &
 spid=$!
-sleep 2
-check "interrupted suspend: the suspend is waiting for the write" kill -0 $spid
+for _ in $(seq 100); do
+	grep -q dm_suspend /proc/$spid/stack 2>/dev/null && break
+	sleep 0.1
+done
+check "interrupted suspend: the suspend is waiting for the write" \
+	grep -q dm_suspend /proc/$spid/stack
 kill -TERM $spid
 check "interrupted suspend: the signal ends it" timeout 20 tail --pid=$spid -f /dev/null
 kill -KILL $spid 2>/dev/null
