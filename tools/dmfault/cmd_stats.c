@@ -18,8 +18,13 @@ struct dft_sample {
 	bool ok;
 };
 
-/* The counters of one device, from its INFO status (DM_DEVICE_STATUS). */
-static int dft_sample_one(struct dft_sample *s)
+/*
+ * The counters of one device, from its INFO status (DM_DEVICE_STATUS).  A
+ * device found by listing (@listed) that is gone, or no longer a fault
+ * device, when it is read is left out (s->ok false), not an error: a
+ * script removing devices must not make "dmfault stats" fail.
+ */
+static int dft_sample_one(struct dft_sample *s, bool listed)
 {
 	struct dft_listed l;
 	struct dft_dev dev;
@@ -29,6 +34,8 @@ static int dft_sample_one(struct dft_sample *s)
 	dft_stats_free(&s->st);
 	s->ok = false;
 	r = dft_list_one(s->name, &l);
+	if (listed && (r == -ENXIO || r == -DFT_ENOTFAULT))
+		return 0;
 	if (r)
 		return r == -EPROTO ? DFT_EXIT_FAIL : dft_dev_err(s->name, r);
 	snprintf(s->disk, sizeof(s->disk), "%s", l.disk);
@@ -37,6 +44,8 @@ static int dft_sample_one(struct dft_sample *s)
 		dft_dm_put(&dev);
 		r = -DFT_ENOTFAULT;
 	}
+	if (listed && (r == -ENXIO || r == -DFT_ENOTFAULT))
+		return 0;
 	if (r)
 		return dft_dev_err(s->name, r);
 	r = dft_parse_info(dev.segs[dev.fault].params, &s->st, &err);
@@ -340,7 +349,7 @@ static void dft_stats_report(const struct dft_opts *o, struct dft_sample *s,
 
 /* --watch: sample every interval, report rates against the last sample. */
 static int dft_stats_watch(const struct dft_opts *o, struct dft_sample *s,
-			   struct dft_stats *prev, unsigned int n, int ret)
+			   struct dft_stats *prev, unsigned int n, bool listed, int ret)
 {
 	double t0 = dft_now(), t1;
 	long long done = 0;
@@ -356,7 +365,7 @@ static int dft_stats_watch(const struct dft_opts *o, struct dft_sample *s,
 		dft_sleep_ms(o->watch_ms);
 		t1 = dft_now();
 		for (i = 0; i < n; i++) {
-			r = dft_sample_one(&s[i]);
+			r = dft_sample_one(&s[i], listed);
 			if (r)
 				ret = r;
 		}
@@ -395,12 +404,12 @@ DFT_HANDLER(dft_cmd_stats)
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(s[i].name, sizeof(s[i].name), "%s", argc ? argv[i] : names[i]);
-		r = dft_sample_one(&s[i]);
+		r = dft_sample_one(&s[i], !argc);
 		if (r)
 			ret = r;
 	}
 	if (o->watch_ms)
-		ret = dft_stats_watch(o, s, prev, n, ret);
+		ret = dft_stats_watch(o, s, prev, n, !argc, ret);
 	else
 		dft_stats_report(o, s, NULL, n, 0);
 out:

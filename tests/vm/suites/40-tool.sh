@@ -153,6 +153,22 @@ json "log --json" \
 out=$(dmfault stats --watch 500ms --count 2 t0)
 rc=$?
 expect "stats --watch --count 2: two reports" "0 2" "$rc $(echo "$out" | grep -c '^every ')"
+# a listed device removed while --watch samples it is left out, not an error
+dm_create gone "0 $S fault $NB 0"
+check "stats --watch: device gone exists" dm_exists gone
+dmfault stats --watch 1s --count 6 >/tmp/gone.out 2>/tmp/gone.err &
+wpid=$!
+for _ in $(seq 100); do
+	grep -q '^gone: ' /tmp/gone.out && break
+	sleep 0.1
+done
+dmsetup remove gone
+wait $wpid
+expect "stats --watch: a device removed meanwhile: exit 0, nothing on stderr" "0:" \
+	"$?:$(cat /tmp/gone.err)"
+expect "stats --watch: it is in the first report, not in the last" "1 0" \
+	"$(awk '/^every / {n++} /^gone: / {seen[n] = 1} END {print seen[1] + 0, seen[n] + 0}' \
+		/tmp/gone.out)"
 out=$(dmfault stats --watch 500ms --count 2 --json t0)
 n=0
 while IFS= read -r l; do
