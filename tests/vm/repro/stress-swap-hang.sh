@@ -25,7 +25,7 @@ rm -f /tmp/sw.stop
 	while [ ! -e /tmp/sw.stop ]; do
 		$FIO --name=v --filename=/dev/mapper/sw --rw=randwrite --bs=4k --size=32M \
 			--ioengine=libaio --iodepth=16 --verify=crc32c --verify_fatal=1 \
-			--do_verify=1 --time_based --runtime=3 >/tmp/sw.fio 2>&1 || echo "# fio failed"
+			--do_verify=1 --verify_backlog=32 --time_based --runtime=3 >/tmp/sw.fio 2>&1 || echo "# fio failed"
 	done
 ) &
 tables=("0 $S fault $DISK 0"
