@@ -281,6 +281,24 @@ dm_injected() {
 		END {print d + 0, h + 0, n + 0}'
 }
 
+# wait_until N CMD...: run CMD every 0.1 s until it succeeds, N times at
+# most; CMD's last status.
+wait_until() {
+	local n=$1 i
+
+	shift
+	for ((i = 1; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+# held_is DEV N: DEV's rules hold N bios now.
+held_is() {
+	[ "$(dm_held "$1")" = "$2" ]
+}
+
 # dm_held DEV: the bios DEV's delay and stall rules hold now.
 dm_held() {
 	dmsetup message "$1" 0 stats 2>/dev/null | awk '$1 == "held" {print $2}'

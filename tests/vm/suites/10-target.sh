@@ -202,10 +202,7 @@ for i in $(seq 15); do
 	p1=$!
 	dd if=/dev/mapper/sl of=/dev/null bs=4k skip=1 count=1 iflag=direct status=none &
 	p2=$!
-	for _ in $(seq 50); do
-		[ "$(dmsetup message sl 0 stats | head -n 1)" = "held 2" ] && break
-		sleep 0.1
-	done
+	wait_until 50 held_is sl 2
 	dmsetup message sl 0 release 1 &
 	r1=$!
 	dmsetup message sl 0 release 2 &
@@ -233,18 +230,14 @@ dmsetup suspend lo
 dd if=/dev/zero of=/dev/mapper/up bs=4k seek=16 count=1 oflag=direct status=none &
 wpid=$!
 # the write has passed our map (counted) and waits below before the suspend
-for _ in $(seq 100); do
-	dmsetup message up 0 stats | grep -q '^op write bios=1 ' && break
-	sleep 0.1
-done
+write_counted() {
+	dmsetup message up 0 stats | grep -q '^op write bios=1 '
+}
+wait_until 100 write_counted
 dmsetup suspend up &
 spid=$!
-for _ in $(seq 100); do
-	grep -q dm_suspend /proc/$spid/stack 2>/dev/null && break
-	sleep 0.1
-done
 check "interrupted suspend: the suspend is waiting for the write" \
-	grep -q dm_suspend /proc/$spid/stack
+	wait_until 100 grep -qs dm_suspend /proc/$spid/stack
 kill -TERM $spid
 check "interrupted suspend: the signal ends it" timeout 20 tail --pid=$spid -f /dev/null
 kill -KILL $spid 2>/dev/null
@@ -253,10 +246,7 @@ expect "interrupted suspend: the device is live" Active \
 	"$(dmsetup info -c --noheadings -o suspended up)"
 dd if=/dev/mapper/up of=/dev/null bs=4k count=1 iflag=direct status=none &
 rpid=$!
-for _ in $(seq 50); do
-	[ "$(dmsetup message up 0 stats | head -n 1)" = "held 1" ] && break
-	sleep 0.1
-done
+wait_until 50 held_is up 1
 expect "interrupted suspend: a stall rule holds the read again" "held 1" \
 	"$(dmsetup message up 0 stats | head -n 1)"
 dmsetup resume up	# a no-op when the suspend was undone; else no hang below

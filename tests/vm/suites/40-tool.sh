@@ -158,10 +158,7 @@ dm_create gone "0 $S fault $NB 0"
 check "stats --watch: device gone exists" dm_exists gone
 dmfault stats --watch 1s --count 6 >/tmp/gone.out 2>/tmp/gone.err &
 wpid=$!
-for _ in $(seq 100); do
-	grep -q '^gone: ' /tmp/gone.out && break
-	sleep 0.1
-done
+wait_until 100 grep -q '^gone: ' /tmp/gone.out
 dmsetup remove gone
 wait $wpid
 expect "stats --watch: a device removed meanwhile: exit 0, nothing on stderr" "0:" \
