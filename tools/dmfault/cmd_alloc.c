@@ -414,6 +414,10 @@ struct dft_child {
 	int err;		/* read end: errno of a failed exec */
 	int exec_errno;		/* the exec failed: the child is gone */
 	int status;		/* its wait status, once it is gone */
+	unsigned int timeout;	/* seconds once it runs, 0: none */
+	char *hung;		/* with a timeout: what it hung in, or "" */
+	size_t hung_len;
+	bool stuck;		/* killed but not dead: not reaped */
 };
 
 /*
@@ -516,7 +520,7 @@ static int dft_spawn(char **argv, struct dft_child *c, bool traced, bool quiet)
 /* Let the child go on (or abort it before its exec) and wait for it. */
 static int dft_release_wait(struct dft_child *c, bool go)
 {
-	int st, e = 0;
+	int st, e = 0, r;
 	ssize_t n;
 
 	if (c->exec_errno)
@@ -535,9 +539,15 @@ static int dft_release_wait(struct dft_child *c, bool go)
 	if (n == sizeof(e))
 		c->exec_errno = e;
 	close(c->err);
-	while (waitpid(c->pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+	r = dft_wait_child(c->pid, &st, go && c->hung ? c->timeout : 0, c->hung, c->hung_len);
+	if (r == -EDEADLK) {
+		c->stuck = true;
+		return 128 + SIGKILL;
+	}
+	if (r && r != -ETIMEDOUT) {
+		errno = -r;
+		return -1;
+	}
 	c->status = st;
 	if (c->exec_errno)
 		return 127;
@@ -673,7 +683,7 @@ static void dft_restore_knobs(unsigned int h, const struct dft_kv *set, unsigned
  * cannot be told.
  */
 static int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, int *cmd_status,
-			int *exec_errno, uint64_t *faults)
+			int *exec_errno, uint64_t *faults, struct dft_step *s)
 {
 	uint64_t before = 0, after = 0;
 	char val[64], path[512];
@@ -691,6 +701,12 @@ static int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, in
 	r = dft_spawn(o->cmd_argv, &c, !o->with_exec, nth > 0 && !o->verbose);
 	if (r)
 		return dft_err("cannot start %s: %s", o->cmd_argv[0], strerror(-r));
+	if (s) {
+		c.timeout = o->step_timeout;
+		c.hung = s->hung;
+		c.hung_len = sizeof(s->hung);
+		s->hung[0] = '\0';
+	}
 	if (c.exec_errno) {
 		/* the exec failed before the child was marked */
 		*exec_errno = c.exec_errno;
@@ -717,6 +733,8 @@ static int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, in
 	}
 	*cmd_status = dft_release_wait(&c, true);
 	*exec_errno = c.exec_errno;
+	if (s)
+		s->stuck = c.stuck;
 	if (*cmd_status < 0)
 		return dft_err("waiting for %s: %s", o->cmd_argv[0], strerror(errno));
 	if (nth > 0) {
@@ -982,16 +1000,23 @@ static const char *dft_runs(long long n)
 	return n == 1 ? "" : "s";
 }
 
-/* Undo what a step did (a mount, a device): @sw->post, its output dropped. */
-static void dft_sweep_post(const struct dft_sweep *sw)
+/*
+ * Undo what a step did (a mount, a device): @sw->post, its output dropped.
+ * A post line that hangs is lasting damage of the step (@s->damage).
+ */
+static void dft_sweep_post(const struct dft_opts *o, const struct dft_sweep *sw,
+			   struct dft_step *s)
 {
-	char line[4096];
+	char hung[sizeof(s->damage) - 32];
+	int r, st;
 
 	if (!sw->post)
 		return;
-	snprintf(line, sizeof(line), "(%s) >/dev/null 2>&1", sw->post);
-	if (system(line) < 0)
-		dft_err("cannot run '%s': %s", sw->post, strerror(errno));
+	r = dft_sh_timeout(sw->post, true, o->step_timeout, &st, hung, sizeof(hung));
+	if (*hung)
+		snprintf(s->damage, sizeof(s->damage), "the post line hung: %s", hung);
+	else if (r)
+		dft_err("cannot run '%s': %s", sw->post, strerror(-r));
 }
 
 /*
@@ -1062,7 +1087,36 @@ static int dft_sweep_unfaulted(const struct dft_opts *o, struct dft_sweep *sw,
 	return DFT_EXIT_FAIL;
 }
 
-/* After a faulted step: report it, then the probe.  -1 to go on, or an exit status. */
+/*
+ * A step past --step-timeout that must end the sweep: it ran that long
+ * without a fault (the command is slow or hangs by itself), or SIGKILL did
+ * not end it (a task stuck in the kernel: the next steps would pile up).
+ */
+static int dft_sweep_stuck(const struct dft_opts *o, struct dft_sweep *sw,
+			   const struct dft_step *s)
+{
+	char what[800];
+
+	if (s->faults)
+		snprintf(what, sizeof(what),
+			 "step %lld hung and SIGKILL did not end it; stopped after %lld faulted run%s",
+			 s->step, sw->steps, dft_runs(sw->steps));
+	else
+		snprintf(what, sizeof(what),
+			 "step %lld ran past --step-timeout with no fault injected (the command is slow or hangs by itself); stopped after %lld faulted run%s",
+			 s->step, sw->steps, dft_runs(sw->steps));
+	if (sw->out && !s->faults)
+		fprintf(sw->out, "step %lld: %s: %s\n", s->step, s->status, s->hung);
+	sw->end = DFT_SWEEP_BROKEN;
+	snprintf(sw->why, sizeof(sw->why), "%s", s->hung);
+	dft_sweep_summary(o, sw, what);
+	return DFT_EXIT_FAIL;
+}
+
+/*
+ * After a faulted step: report it (a hang is a finding), then the probe.
+ * -1 to go on, or an exit status.
+ */
 static int dft_sweep_faulted(const struct dft_opts *o, struct dft_sweep *sw,
 			     struct dft_probe *pr, struct dft_step *s, bool failed)
 {
@@ -1077,7 +1131,15 @@ static int dft_sweep_faulted(const struct dft_opts *o, struct dft_sweep *sw,
 			(unsigned long long)s->faults, s->faults == 1 ? "" : "s");
 		fflush(sw->out);
 	}
-	if (!dft_probe_run(pr, s->damage, sizeof(s->damage)))
+	if (*s->hung) {
+		sw->trouble++;
+		if (sw->out)
+			fprintf(sw->out, "step %lld: hang: %s\n", s->step, s->hung);
+		if (s->stuck)
+			return dft_sweep_stuck(o, sw, s);
+	}
+	/* a post line that hung has said what is broken */
+	if (!*s->damage && !dft_probe_run(pr, s->damage, sizeof(s->damage)))
 		return -1;
 	if (sw->out) {
 		fprintf(sw->out, "step %lld: lasting damage: %s\n", s->step, s->damage);
@@ -1103,8 +1165,8 @@ static int dft_sweep_step(struct dft_opts *o, unsigned int mask, struct dft_swee
 	if (tty)
 		fprintf(stderr, "\rnth-sweep: step %lld ...", s->step);
 	dft_kmsg_mark(&km);
-	r = dft_run_once(o, mask, s->step, &st, &ee, &s->faults);
-	dft_sweep_post(sw);
+	r = dft_run_once(o, mask, s->step, &st, &ee, &s->faults, s);
+	dft_sweep_post(o, sw, s);
 	dft_step_log(&km, sw, s);
 	dft_kmsg_close(&km);
 	if (tty)
@@ -1116,10 +1178,13 @@ static int dft_sweep_step(struct dft_opts *o, unsigned int mask, struct dft_swee
 		return dft_err("cannot tell whether a fault was injected: no 'injected' counter under %s",
 			       dft_debugfs());
 	dft_describe_status(st, ee, s->status, sizeof(s->status));
+	if (*s->hung)
+		snprintf(s->status, sizeof(s->status), "hung past --step-timeout %u s, %s",
+			 o->step_timeout, s->stuck ? "not dead after SIGKILL" : "killed");
 	if (!s->faults)
-		r = dft_sweep_unfaulted(o, sw, pr, s, ee);
+		r = *s->hung ? dft_sweep_stuck(o, sw, s) : dft_sweep_unfaulted(o, sw, pr, s, ee);
 	else
-		r = dft_sweep_faulted(o, sw, pr, s, st || ee);
+		r = dft_sweep_faulted(o, sw, pr, s, st || ee || *s->hung);
 	if (sw->on_step)
 		sw->on_step(sw, s);
 	return r;
@@ -1171,7 +1236,7 @@ static int dft_run_report(struct dft_opts *o, unsigned int mask)
 	char desc[128];
 
 	dft_kmsg_mark(&km);
-	r = dft_run_once(o, mask, 0, &st, &ee, &faults);
+	r = dft_run_once(o, mask, 0, &st, &ee, &faults, NULL);
 	if (!r) {
 		dft_describe_status(st, ee, desc, sizeof(desc));
 		if (faults == UINT64_MAX)

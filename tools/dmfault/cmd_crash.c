@@ -50,6 +50,7 @@ struct dft_ct {
 	char dev[64];
 	char mnt[64];
 	char out[80];			/* the commands' output, one run at a time */
+	char hung[700];			/* this run: what hung past --step-timeout, or "" */
 	unsigned int major, minor;
 	uint64_t flushes;		/* epochs the control run counted */
 	unsigned int runs, failed;
@@ -67,11 +68,17 @@ static void dft_ct_point_str(uint64_t point, char *buf, size_t len)
 		snprintf(buf, len, "end");
 }
 
-/* Run "sh -c @cmd" with the environment; its exit status, or -1. */
-static int dft_ct_sh(struct dft_ct *ct, const char *cmd, uint64_t point, uint64_t seed)
+/*
+ * Run "sh -c @cmd" (the @what line) with the environment: its exit status,
+ * or -1.  Past --step-timeout it is killed (with what it started), @ct->hung
+ * says where it hung and the status is 124, as timeout(1) gives; a task that
+ * SIGKILL does not end is an error (-1): the next runs would pile up on it.
+ */
+static int dft_ct_sh(struct dft_ct *ct, const char *what, const char *cmd, uint64_t point,
+		     uint64_t seed)
 {
-	char p[32], s[24];
-	int status, fd;
+	char p[32], s[24], hung[600];
+	int status, fd, r;
 	pid_t pid;
 
 	dft_ct_point_str(point, p, sizeof(p));
@@ -93,8 +100,21 @@ static int dft_ct_sh(struct dft_ct *ct, const char *cmd, uint64_t point, uint64_
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) < 0)
+	r = dft_wait_child(pid, &status, ct->o->step_timeout, hung, sizeof(hung));
+	if (*hung) {
+		snprintf(ct->hung, sizeof(ct->hung), "the %s hung: %s", what, hung);
+		fd = open(ct->out, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		if (fd >= 0) {
+			dprintf(fd, "dmfault: %s\n", ct->hung);
+			close(fd);
+		}
+	}
+	if (r == -ETIMEDOUT)
+		return 124;
+	if (r) {
+		dft_err("%s: %s", what, *hung ? ct->hung : strerror(-r));
 		return -1;
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -221,7 +241,8 @@ static int dft_ct_run(struct dft_ct *ct, uint64_t point, uint64_t seed,
 	int r;
 
 	unlink(ct->out);
-	r = dft_ct_sh(ct, o->ct_setup, point, seed);
+	ct->hung[0] = '\0';
+	r = dft_ct_sh(ct, "setup", o->ct_setup, point, seed);
 	if (r) {
 		dft_err("setup exited %d", r);
 		dft_ct_print_tail(ct);
@@ -232,7 +253,9 @@ static int dft_ct_run(struct dft_ct *ct, uint64_t point, uint64_t seed,
 	if (point && dft_ct_msg("crash after=flush:%llu lose=%s seed=%llu",
 				(unsigned long long)point, lose, (unsigned long long)seed))
 		return -1;
-	dft_ct_sh(ct, o->ct_workload, point, seed);
+	/* its status means nothing after the power cut; a hang does */
+	if (dft_ct_sh(ct, "workload", o->ct_workload, point, seed) < 0)
+		return -1;
 	if (dft_ct_cache(&c))
 		return -1;
 	if (strcmp(c.state, "crashed") &&
@@ -243,9 +266,9 @@ static int dft_ct_run(struct dft_ct *ct, uint64_t point, uint64_t seed,
 	if (dft_ct_msg("recover") || dft_ct_cache(after))
 		return -1;
 	dft_ct_drop_caches(ct);
-	r = dft_ct_sh(ct, o->ct_check, point, seed);
+	r = dft_ct_sh(ct, "check", o->ct_check, point, seed);
 	dft_ct_unmount(ct);
-	return r;
+	return r < 0 || !*ct->hung ? r : 124;
 }
 
 /* The control run: count the epochs, and the check must pass uncrashed. */
@@ -256,14 +279,15 @@ static int dft_ct_control(struct dft_ct *ct)
 	int r;
 
 	unlink(ct->out);
-	if (dft_ct_sh(ct, o->ct_setup, 0, 0)) {
+	ct->hung[0] = '\0';
+	if (dft_ct_sh(ct, "setup", o->ct_setup, 0, 0)) {
 		dft_err("setup failed in the control run");
 		dft_ct_print_tail(ct);
 		return -1;
 	}
 	if (dft_ct_msg("mark") || dft_ct_cache(&a))
 		return -1;
-	r = dft_ct_sh(ct, o->ct_workload, 0, 0);
+	r = dft_ct_sh(ct, "workload", o->ct_workload, 0, 0);
 	if (r) {
 		dft_err("the workload exited %d without a crash", r);
 		dft_ct_print_tail(ct);
@@ -274,7 +298,7 @@ static int dft_ct_control(struct dft_ct *ct)
 	ct->flushes = b.v[DFT_C_FLUSHES] - a.v[DFT_C_FLUSHES];
 	/* a clean shutdown: unmount with the power on */
 	dft_ct_unmount(ct);
-	r = dft_ct_sh(ct, o->ct_check, 0, 0);
+	r = dft_ct_sh(ct, "check", o->ct_check, 0, 0);
 	dft_ct_unmount(ct);
 	if (r) {
 		dft_err("the check fails without a crash (exit %d): it cannot judge crashes", r);
@@ -299,6 +323,8 @@ static void dft_ct_report(struct dft_ct *ct, uint64_t point, uint64_t seed, int 
 		dft_json_u64(&ct->j, "seed", seed);
 		dft_json_bool(&ct->j, "ok", !r);
 		dft_json_u64(&ct->j, "check_exit", r);
+		if (*ct->hung)
+			dft_json_str(&ct->j, "hung", ct->hung);
 		dft_json_u64(&ct->j, "lost_writes", c->v[DFT_C_LOST_WRITES]);
 		dft_json_u64(&ct->j, "lost_sectors", c->v[DFT_C_LOST_SECTORS]);
 		dft_json_end(&ct->j, '}');
@@ -308,10 +334,14 @@ static void dft_ct_report(struct dft_ct *ct, uint64_t point, uint64_t seed, int 
 		fprintf(stderr, "\r%u runs, %u failed ", ct->runs, ct->failed);
 	if (!r && !ct->o->verbose)
 		return;
-	printf("%s%s %s seed=%llu: lost %llu writes, %llu sectors; check exited %d\n",
-	       dft_tty(stderr) ? "\n" : "", r ? "FAIL" : "ok", p, (unsigned long long)seed,
+	printf("%s%s %s seed=%llu: lost %llu writes, %llu sectors; ", dft_tty(stderr) ? "\n" : "",
+	       r ? "FAIL" : "ok", p, (unsigned long long)seed,
 	       (unsigned long long)c->v[DFT_C_LOST_WRITES],
-	       (unsigned long long)c->v[DFT_C_LOST_SECTORS], r);
+	       (unsigned long long)c->v[DFT_C_LOST_SECTORS]);
+	if (*ct->hung)
+		printf("%s\n", ct->hung);
+	else
+		printf("check exited %d\n", r);
 	if (r) {
 		dft_ct_print_tail(ct);
 		dft_ct_repro(ct, point, seed, stdout);

@@ -121,17 +121,21 @@ static int dft_hunt_select(const struct dft_cmd *cmd, struct dft_hunt *h, int ar
 	return 0;
 }
 
-/* Run a shell line of a path; its output only with -v. */
-static int dft_hunt_sh(const struct dft_hunt *h, const char *line)
+/*
+ * Run a shell line of a path (its output only with -v): its exit status, or
+ * -errno; past --step-timeout, -ETIMEDOUT and what it hung in in @hung.
+ */
+static int dft_hunt_sh(const struct dft_hunt *h, const char *line, char *hung, size_t len)
 {
-	char buf[4096];
-	int st;
+	int r, st;
 
+	*hung = '\0';
 	if (!line)
 		return 0;
-	snprintf(buf, sizeof(buf), "(%s) %s", line, h->o->verbose ? "1>&2" : ">/dev/null 2>&1");
-	st = system(buf);
-	return st == -1 ? -errno : st;
+	r = dft_sh_timeout(line, !h->o->verbose, h->o->step_timeout, &st, hung, len);
+	if (r)
+		return *hung ? -ETIMEDOUT : r;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 static void dft_hunt_add(struct dft_hunt *h, const struct dft_step *s, const char *kind,
@@ -159,6 +163,9 @@ static void dft_hunt_on_step(struct dft_sweep *sw, const struct dft_step *s)
 
 	if (s->problems)
 		dft_hunt_add(h, s, s->kind, s->problem);
+	/* a hang without a fault is the command's own (the path's END says it) */
+	if (*s->hung && s->faults)
+		dft_hunt_add(h, s, "hang", s->hung);
 	if (*s->damage)
 		dft_hunt_add(h, s, "lasting damage", s->damage);
 }
@@ -213,7 +220,7 @@ static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
 			  struct dft_hunt_path_result *res)
 {
 	const struct dft_hunt_path *p = res->p;
-	char knobs[1024], cmdline[1024], *argv[DFT_HUNT_ARGS + 1];
+	char knobs[1024], cmdline[1024], *argv[DFT_HUNT_ARGS + 1], hung[600];
 	const char *probe = NULL, *old = getenv("DMFAULT_PROBE_FILES");
 	struct dft_opts po;
 	double t0 = dft_now();
@@ -235,9 +242,12 @@ static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
 	po.sweep = &res->sw;
 	if (h->o->verbose)
 		fprintf(stderr, "hunt: %s: %s\n", p->name, p->cmd);
-	r = dft_hunt_sh(h, p->setup);
-	if (r) {
-		snprintf(res->skipped, sizeof(res->skipped), "setup failed (status %d)", r);
+	r = dft_hunt_sh(h, p->setup, hung, sizeof(hung));
+	if (*hung) {
+		snprintf(res->skipped, sizeof(res->skipped), "setup hung: %s", hung);
+	} else if (r) {
+		snprintf(res->skipped, sizeof(res->skipped), "setup failed (%s %d)",
+			 r < 0 ? "error" : "status", r);
 	} else {
 		if (probe)
 			setenv("DMFAULT_PROBE_FILES", probe, 1);
@@ -247,7 +257,14 @@ static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
 		else if (probe)
 			unsetenv("DMFAULT_PROBE_FILES");
 	}
-	dft_hunt_sh(h, p->teardown);
+	dft_hunt_sh(h, p->teardown, hung, sizeof(hung));
+	if (*hung) {
+		/* a finding of the path, after its last step */
+		struct dft_step t = { .step = res->sw.steps ? res->sw.steps : 1 };
+
+		snprintf(t.hung, sizeof(t.hung), "teardown hung: %.600s", hung);
+		dft_hunt_add(h, &t, "hang", t.hung);
+	}
 	res->secs = dft_now() - t0;
 	free(po.set);
 }
@@ -278,6 +295,8 @@ static void dft_hunt_repro(const struct dft_hunt *h, const struct dft_finding *f
 	for (i = 0; i < h->o->nr_set && n < len; i++)
 		n += snprintf(buf + n, len - n, " --set %s=%s", h->o->set[i].key,
 			      h->o->set[i].val);
+	if (n < len && h->o->step_timeout != DFT_STEP_TIMEOUT)
+		n += snprintf(buf + n, len - n, " --step-timeout %u", h->o->step_timeout);
 	if (n < len)
 		snprintf(buf + n, len - n, " --max-steps %lld %s", f->step, f->path);
 }

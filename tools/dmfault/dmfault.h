@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "rule.h"
 
@@ -291,13 +292,15 @@ struct dft_step {
 	char problem[256];		/* the first */
 	const char *kind;		/* its pattern (dft_kernel_problem) */
 	char damage[640];		/* what the sanity probe found broken, or "" */
+	char hung[640];			/* past --step-timeout: what it hung in, or "" */
+	bool stuck;			/* and SIGKILL did not end it */
 	struct dft_chain chain;
 };
 
 enum dft_sweep_end {
 	DFT_SWEEP_DONE,			/* a step ran without a fault */
 	DFT_SWEEP_DAMAGE,		/* the probe failed after a step */
-	DFT_SWEEP_BROKEN,		/* an exec failed without a fault */
+	DFT_SWEEP_BROKEN,		/* an exec failed without a fault, or a step is stuck */
 	DFT_SWEEP_NORUN,		/* step 1 could not exec, or the probe failed first */
 	DFT_SWEEP_MAX,			/* --max-steps reached */
 	DFT_SWEEP_STOPPED,		/* interrupted */
@@ -317,6 +320,21 @@ struct dft_sweep {
 	unsigned int trouble;
 	char why[640];
 };
+
+/* ---- proc.c: children with a deadline ------------------------------------------ */
+
+#define DFT_STEP_TIMEOUT	300	/* --step-timeout's default, seconds */
+
+/*
+ * Wait for @pid; with @secs, at most that long: then it and its descendants
+ * are killed and @hung says what the stuck task was doing.  0: it exited
+ * (*status), -ETIMEDOUT: killed after the deadline (*status), -EDEADLK: not
+ * dead after SIGKILL (not reaped), or another -errno.
+ */
+int dft_wait_child(pid_t pid, int *status, unsigned int secs, char *hung, size_t len);
+/* sh -c @line with dft_wait_child(); its output to /dev/null if @quiet, else to stderr. */
+int dft_sh_timeout(const char *line, bool quiet, unsigned int secs, int *status, char *hung,
+		   size_t len);
 
 /* ---- main.c: the command table and output helpers --------------------------- */
 
@@ -354,6 +372,7 @@ struct dft_opts {
 	uint64_t watch_ms;
 	long long count;			/* --count: watch iterations, -1 forever */
 	long long max_steps;
+	unsigned int step_timeout;		/* seconds, 0: none */
 	unsigned int nr_rules;
 	char **rules;				/* built or raw rule texts, in order */
 	unsigned int nr_set;

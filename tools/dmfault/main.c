@@ -30,6 +30,7 @@ enum dft_opt_kind {
 	DFT_OPT_COUNT,		/* long long at .off, 1 or more */
 	DFT_OPT_STR,		/* char * at .off */
 	DFT_OPT_U64,		/* uint64_t at .off, bool at .seen */
+	DFT_OPT_SECONDS,	/* unsigned int at .off, 0 allowed */
 	DFT_OPT_VERBOSE,
 	DFT_OPT_HELP,
 };
@@ -93,6 +94,8 @@ static const struct dft_opt dft_options[] = {
 	     "run CMD with fail-nth 1, 2, ... until it completes with no fault"),
 	{ "max-steps", 0, "N", DFT_OPT_COUNT, offsetof(struct dft_opts, max_steps), 0, NULL,
 	  "stop a sweep after N steps (default 10000)" },
+	{ "step-timeout", 0, "SECONDS", DFT_OPT_SECONDS, offsetof(struct dft_opts, step_timeout),
+	  0, NULL, "kill a step that runs longer, and what it started (default 300, 0: none)" },
 	FLAG("exec", 0, with_exec,
 	     "fail allocations of the exec too (as failcmd.sh; may panic a TOMOYO kernel)"),
 	STR("setup", "CMD", ct_setup, "crashtest: make the state to start from (mkfs, mount)"),
@@ -171,14 +174,14 @@ static const struct dft_cmd dft_cmds[] = {
 	{ "run", "[--] CMD [ARG...]", 0, 0, dft_cmd_run,
 	  "run CMD with allocator faults aimed at it and report them",
 	  OPTS("slab", "page", "set", "probability", "interval", "times", "space",
-	       "nth-sweep", "max-steps", "exec"), DFT_CMD_ARGV },
+	       "nth-sweep", "max-steps", "step-timeout", "exec"), DFT_CMD_ARGV },
 	{ "crashtest", "DEV", 1, 1, dft_cmd_crashtest,
 	  "explore crash states: run a workload on DEV with power cuts at each flush",
 	  OPTS("setup", "workload", "check", "lose", "at", "seed", "seeds", "points", "limit",
-	       "json"), 0 },
+	       "step-timeout", "json"), 0 },
 	{ "hunt", "[PATH...]", 0, -1, dft_cmd_hunt,
 	  "sweep a catalogue of kernel paths with fail-nth; table of findings",
-	  OPTS("slab", "page", "set", "max-steps", "json"), 0 },
+	  OPTS("slab", "page", "set", "max-steps", "step-timeout", "json"), 0 },
 	{ "completion", "[bash]", 0, 1, dft_cmd_completion,
 	  "print the bash completion script", NULL, 0 },
 	{ "help", "[COMMAND]", 0, 2, dft_cmd_help,
@@ -732,6 +735,12 @@ static int dft_set_opt(const struct dft_cmd *cmd, struct dft_opts *o,
 					     opt->name, val);
 		*(long long *)((char *)o + opt->off) = u;
 		return 0;
+	case DFT_OPT_SECONDS:
+		if (dft_parse_u64(val, &u) || u > 7 * 24 * 3600)
+			return dft_usage_err(cmd, "--%s: '%s' is not a number of seconds (0 to 604800)",
+					     opt->name, val);
+		*(unsigned int *)((char *)o + opt->off) = u;
+		return 0;
 	case DFT_OPT_STR:
 		*(char **)((char *)o + opt->off) = val;
 		return 0;
@@ -874,7 +883,7 @@ static void dft_opts_free(struct dft_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct dft_opts o = { .count = -1, .max_steps = 10000 };
+	struct dft_opts o = { .count = -1, .max_steps = 10000, .step_timeout = DFT_STEP_TIMEOUT };
 	const struct dft_cmd *cmd;
 	char **args;
 	int i = 1, words, nargs, r;

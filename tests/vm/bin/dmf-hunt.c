@@ -5,7 +5,7 @@
  * Static, so that a sweep's steps go to the kernel path and not to the
  * dynamic loader, and nothing is read from the 9p root after the exec.
  *
- *   dmf-hunt [--plant FILE] OP [ARG...]
+ *   dmf-hunt [--plant FILE] [--hang] OP [ARG...]
  *
  *   pipe                  pipe2, write and read a byte
  *   unix|inet|inet6       a datagram socket pair (unix) or a UDP socket bound
@@ -25,7 +25,9 @@
  * Exit status: 0 if the op worked, 1 if a call failed (its errno on
  * stderr), 2 on bad usage.  --plant FILE is for the hunt's own test: when
  * a call fails with ENOMEM, FILE is removed, a stand-in for an error path
- * that leaves lasting damage behind.
+ * that leaves lasting damage behind.  --hang: after the op, worked or not,
+ * wait for a signal forever, a stand-in for an error path that hangs (the
+ * test of dmfault's --step-timeout).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -293,7 +295,7 @@ static int op_insmod(const char *dir, const char *name)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: dmf-hunt [--plant FILE] OP [ARG...] (see its source)\n");
+	fprintf(stderr, "usage: dmf-hunt [--plant FILE] [--hang] OP [ARG...] (see its source)\n");
 	return 2;
 }
 
@@ -327,12 +329,22 @@ static int run_op(const char *op, int argc, char **a)
 
 int main(int argc, char **argv)
 {
+	int hang = 0, r;
+
 	if (argc > 2 && !strcmp(argv[1], "--plant")) {
 		plant = argv[2];
 		argv += 2;
 		argc -= 2;
 	}
+	if (argc > 1 && !strcmp(argv[1], "--hang")) {
+		hang = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 2)
 		return usage();
-	return run_op(argv[1], argc - 2, argv + 2);
+	r = run_op(argv[1], argc - 2, argv + 2);
+	while (hang)
+		pause();
+	return r;
 }

@@ -94,6 +94,16 @@ expect "crashtest removed its device" no \
 refused "a disk that is not a block device is refused" "not a block device" \
 	dmfault crashtest --setup true --workload true --check true /etc/passwd
 
+# --- --step-timeout: a workload that hangs does not hang crashtest ----------------
+# (timeout 120: without the deadline the workload would sleep 300 s)
+refused "a workload that hangs is killed after --step-timeout, with where it hung" \
+	"the workload hung: killed after 1 s \(--step-timeout\); pid [0-9]+ \(sleep\) state S: .*nanosleep" \
+	timeout 120 dmfault crashtest --setup true --workload 'sleep 300' --check true \
+	--step-timeout 1 "$NB"
+expect "nothing of the workload is left" "" "$(pgrep -x -f 'sleep 300')"
+refused "--step-timeout takes seconds" "--step-timeout: '1m' is not a number of seconds" \
+	dmfault crashtest --setup true --workload true --check true --step-timeout 1m "$NB"
+
 check "modules unload" dmf_unload
 nullb_destroy nbct
 ktap_end

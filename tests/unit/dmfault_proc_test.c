@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host unit tests for the tool's children with a deadline
+ * (tools/dmfault/proc.c): a child that ends in time gives its status; one
+ * past the deadline is killed with everything it started, and the report
+ * says which task hung and in what.  KTAP output.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dmfault.h"
+#include "ktap.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Gone or a zombie (killed, its parent not yet told). */
+static bool dead(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL;
+	return !p || p[2] == 'Z' || p[2] == 'X';
+}
+
+static void test_in_time(void)
+{
+	char hung[512] = "x";
+	int st = 0, r;
+
+	r = dft_sh_timeout("exit 3", true, 10, &st, hung, sizeof(hung));
+	KTAP_EXPECT_INT_EQ(r, 0);
+	ktap_check(WIFEXITED(st) && WEXITSTATUS(st) == 3, "exit status 3, got %#x", st);
+	KTAP_EXPECT_STR_EQ(hung, "");
+	r = dft_sh_timeout("kill -TERM $$", true, 10, &st, hung, sizeof(hung));
+	KTAP_EXPECT_INT_EQ(r, 0);
+	ktap_check(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "killed by SIGTERM, got %#x", st);
+	/* no deadline: waits as long as it takes */
+	r = dft_sh_timeout("sleep 0.3", true, 0, &st, hung, sizeof(hung));
+	ktap_check(!r && WIFEXITED(st) && !WEXITSTATUS(st) && !*hung, "no timeout: %d %#x", r, st);
+}
+
+static void test_hang(void)
+{
+	char file[] = "/tmp/dmfault_proc_test.XXXXXX", hung[512];
+	int st = 0, r, fd, pids[2] = { 0, 0 };
+	char line[256];
+	double t0;
+	FILE *f;
+
+	fd = mkstemp(file);
+	KTAP_EXPECT(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	/* a shell with two children of its own, the three past the deadline */
+	snprintf(line, sizeof(line),
+		 "sleep 97 & echo $! > %s; sleep 98 & echo $! >> %s; wait", file, file);
+	t0 = now();
+	r = dft_sh_timeout(line, true, 1, &st, hung, sizeof(hung));
+	KTAP_EXPECT_INT_EQ(r, -ETIMEDOUT);
+	ktap_check(now() - t0 < 10, "back in %.1f s", now() - t0);
+	ktap_check(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the shell was killed: %#x", st);
+	ktap_check(!strncmp(hung, "killed after 1 s (--step-timeout); pid ", 39),
+		   "the report: '%s'", hung);
+	ktap_check(strstr(hung, "(sleep) state S") != NULL, "names what the shell waits for: '%s'",
+		   hung);
+	/* its kernel stack: /proc/PID/stack is root's */
+	if (!geteuid())
+		ktap_check(strstr(hung, ": hrtimer_nanosleep < ") != NULL ||
+			   strstr(hung, ": do_nanosleep < ") != NULL, "and where: '%s'", hung);
+	f = fopen(file, "r");
+	KTAP_EXPECT(f != NULL);
+	if (f) {
+		ktap_check(fscanf(f, "%d %d", &pids[0], &pids[1]) == 2, "the children's pids");
+		fclose(f);
+	}
+	unlink(file);
+	usleep(100000);
+	ktap_check(pids[0] > 0 && dead(pids[0]) && pids[1] > 0 && dead(pids[1]),
+		   "what it started was killed too (%d, %d)", pids[0], pids[1]);
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(test_in_time),
+	KTAP_CASE(test_hang),
+};
+
+int main(void)
+{
+	return ktap_run("dmfault_proc", cases, ARRAY_SIZE(cases));
+}
