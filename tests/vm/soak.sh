@@ -417,7 +417,8 @@ expect "every device removed" "" "$(dmsetup ls | grep -v '^No devices')"
 # the fault target's constructor, messages, suspend, resume and destructor.
 # The post line of each step puts things back and checks the device still
 # works; if not it removes $H/alive, which is in every path's probe, so the
-# step is lasting damage.
+# step is lasting damage, and keeps the device's state in $H/damage (printed
+# after the hunt).  Each path's setup makes $H/alive again.
 
 hunt_paths() {
 	local t=$H/table r=$H/rules c=$H/cache k m rej="" f alive gone fill held
@@ -429,8 +430,10 @@ hunt_paths() {
 	[ -n "$rej" ] && k+=" reject-symbol=${rej#,}"
 	m="dmsetup message hm 0"
 	# (no '|' in a catalogue field) hm still reads; hc is gone
-	alive="if ! dd if=/dev/mapper/hm of=/dev/null bs=4k count=1 iflag=direct; then rm -f $H/alive; fi"
-	gone="dmsetup remove hc; if dmsetup info hc; then rm -f $H/alive; fi"
+	# what the device looked like is kept in $H/damage for the report
+	why="{ date; cat $H/dd.err; dmsetup info hm; dmsetup table hm; dmsetup status hm; } >> $H/damage 2>&1"
+	alive="if ! dd if=/dev/mapper/hm of=/dev/null bs=4k count=1 iflag=direct 2> $H/dd.err; then $why; rm -f $H/alive; fi"
+	gone="dmsetup remove hc; if dmsetup info hc >> $H/damage; then rm -f $H/alive; fi"
 	fill="dd if=/dev/zero of=/dev/mapper/hm bs=4k count=8 oflag=direct"
 	held="dmsetup create hm $r; $H/reader & sleep 1"
 	echo "0 16384 fault $DB 0" > $t
@@ -473,7 +476,9 @@ if [ "$HUNT_STEPS" -gt 0 ] && [ -d /sys/kernel/debug/dm-fault ]; then
 	done
 	EOT
 	chmod +x $H/reader
-	hunt_paths > $H/catalog
+	# the probe file is made again by each path's setup: damage found in
+	# one path does not fail the next paths' probes
+	hunt_paths | awk -F'|' -v OFS='|' -v a=": > $H/alive; " '!/^#/ { $2 = a $2 } 1' > $H/catalog
 	npaths=$(grep -vc '^#' $H/catalog)
 	kmsg_mark
 	out=$(DMFAULT_HUNT_CATALOG=$H/catalog dmfault hunt --max-steps "$HUNT_STEPS" 2>&1)
@@ -490,6 +495,7 @@ if [ "$HUNT_STEPS" -gt 0 ] && [ -d /sys/kernel/debug/dm-fault ]; then
 	done
 	expect "hunt: $npaths paths, no finding (exit 0)" "0 0" \
 		"$rc $(echo "$out" | sed -n 's/^hunt: .* \([0-9][0-9]*\) findings\{0,1\} in .*/\1/p')"
+	[ -s $H/damage ] && sed 's/^/# damage: /' $H/damage
 	hunt_line=$(echo "$out" | grep '^hunt: ')
 	rm -f $H/reading
 	dm_cleanup

@@ -25,8 +25,10 @@ table_of() {
 		dmsetup remove ref
 		return
 	fi
+	# dm core ends the line with the error: (-EINVAL), or (-22) in a
+	# kernel without CONFIG_SYMBOLIC_ERRNAME (the debug kernel)
 	why=$(kmsg_since | sed -nE "s/.*table: [0-9]+:[0-9]+: $type: //p" | tail -n 1 |
-		sed -E 's/ \(-?E[A-Z0-9]+\)$//')
+		sed -E 's/ \(-?(E[A-Z0-9]+|[0-9]+)\)$//')
 	echo "REJECTED: ${why:-nothing logged}"
 }
 
