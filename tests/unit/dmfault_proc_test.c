@@ -58,6 +58,26 @@ static void test_in_time(void)
 	ktap_check(!r && WIFEXITED(st) && !WEXITSTATUS(st) && !*hung, "no timeout: %d %#x", r, st);
 }
 
+/* run without --nth-sweep waits with no deadline and no @hung (a NULL once crashed it) */
+static void test_no_report(void)
+{
+	int st = 0, r;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		usleep(300000);
+		_exit(4);
+	}
+	KTAP_EXPECT(pid > 0);
+	if (pid <= 0)
+		return;
+	r = dft_wait_child(pid, &st, 1, NULL, 0);
+	ktap_check(!r && WIFEXITED(st) && WEXITSTATUS(st) == 4, "status 4 without @hung: %d %#x",
+		   r, st);
+}
+
 static void test_hang(void)
 {
 	char file[] = "/tmp/dmfault_proc_test.XXXXXX", hung[512];
@@ -101,6 +121,7 @@ static void test_hang(void)
 
 static const struct ktap_case cases[] = {
 	KTAP_CASE(test_in_time),
+	KTAP_CASE(test_no_report),
 	KTAP_CASE(test_hang),
 };
 

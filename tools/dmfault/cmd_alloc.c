@@ -539,7 +539,8 @@ static int dft_release_wait(struct dft_child *c, bool go)
 	if (n == sizeof(e))
 		c->exec_errno = e;
 	close(c->err);
-	r = dft_wait_child(c->pid, &st, go && c->hung ? c->timeout : 0, c->hung, c->hung_len);
+	/* no deadline (and no @hung) for a plain run, or to reap an aborted child */
+	r = dft_wait_child(c->pid, &st, go ? c->timeout : 0, c->hung, c->hung_len);
 	if (r == -EDEADLK) {
 		c->stuck = true;
 		return 128 + SIGKILL;

@@ -326,8 +326,8 @@ struct dft_sweep {
 #define DFT_STEP_TIMEOUT	300	/* --step-timeout's default, seconds */
 
 /*
- * Wait for @pid; with @secs, at most that long: then it and its descendants
- * are killed and @hung says what the stuck task was doing.  0: it exited
+ * Wait for @pid; with @secs and @hung, at most that long: then it and its
+ * descendants are killed and @hung says what the stuck task was doing.  0: it exited
  * (*status), -ETIMEDOUT: killed after the deadline (*status), -EDEADLK: not
  * dead after SIGKILL (not reaped), or another -errno.
  */

@@ -193,8 +193,9 @@ int dft_wait_child(pid_t pid, int *status, unsigned int secs, char *hung, size_t
 	unsigned int nt, i;
 	int r, ms;
 
-	*hung = '\0';
-	if (!secs) {
+	if (hung && len)
+		*hung = '\0';
+	if (!secs || !hung) {
 		while (waitpid(pid, status, 0) < 0)
 			if (errno != EINTR)
 				return -errno;

@@ -156,7 +156,8 @@ expect "stats --watch --count 2: two reports" "0 2" "$rc $(echo "$out" | grep -c
 # a listed device removed while --watch samples it is left out, not an error
 dm_create gone "0 $S fault $NB 0"
 check "stats --watch: device gone exists" dm_exists gone
-dmfault stats --watch 1s --count 6 >/tmp/gone.out 2>/tmp/gone.err &
+# (12 s of reports: a remove takes seconds on the debug kernel)
+dmfault stats --watch 500ms --count 24 >/tmp/gone.out 2>/tmp/gone.err &
 wpid=$!
 wait_until 100 grep -q '^gone: ' /tmp/gone.out
 dmsetup remove gone
