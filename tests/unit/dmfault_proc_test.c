@@ -46,15 +46,15 @@ static void test_in_time(void)
 	char hung[512] = "x";
 	int st = 0, r;
 
-	r = dft_sh_timeout("exit 3", true, 10, &st, hung, sizeof(hung));
+	r = dft_sh_timeout("exit 3", "/dev/null", NULL, 10, &st, hung, sizeof(hung));
 	KTAP_EXPECT_INT_EQ(r, 0);
 	ktap_check(WIFEXITED(st) && WEXITSTATUS(st) == 3, "exit status 3, got %#x", st);
 	KTAP_EXPECT_STR_EQ(hung, "");
-	r = dft_sh_timeout("kill -TERM $$", true, 10, &st, hung, sizeof(hung));
+	r = dft_sh_timeout("kill -TERM $$", "/dev/null", NULL, 10, &st, hung, sizeof(hung));
 	KTAP_EXPECT_INT_EQ(r, 0);
 	ktap_check(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "killed by SIGTERM, got %#x", st);
 	/* no deadline: waits as long as it takes */
-	r = dft_sh_timeout("sleep 0.3", true, 0, &st, hung, sizeof(hung));
+	r = dft_sh_timeout("sleep 0.3", "/dev/null", NULL, 0, &st, hung, sizeof(hung));
 	ktap_check(!r && WIFEXITED(st) && !WEXITSTATUS(st) && !*hung, "no timeout: %d %#x", r, st);
 }
 
@@ -78,6 +78,32 @@ static void test_no_report(void)
 		   r, st);
 }
 
+/* crashtest's lines: output appended to its file, the variables in the environment */
+static void test_out_env(void)
+{
+	char file[] = "/tmp/dmfault_proc_test.XXXXXX", hung[512], buf[128] = "";
+	char dev[] = "DMF_DEV=/dev/mapper/x", seed[] = "DMF_SEED=7";
+	char *env[] = { dev, seed, NULL };
+	int st = 0, r, fd;
+	ssize_t n;
+
+	fd = mkstemp(file);
+	KTAP_EXPECT(fd >= 0);
+	if (fd < 0)
+		return;
+	r = dft_sh_timeout("echo one", file, NULL, 10, &st, hung, sizeof(hung));
+	KTAP_EXPECT_INT_EQ(r, 0);
+	r = dft_sh_timeout("echo $DMF_DEV $DMF_SEED; echo err >&2", file, env, 10, &st, hung,
+			   sizeof(hung));
+	ktap_check(!r && WIFEXITED(st) && !WEXITSTATUS(st), "status 0: %d %#x", r, st);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	KTAP_EXPECT_STR_EQ(buf, "one\n/dev/mapper/x 7\nerr\n");
+	ktap_check(!getenv("DMF_DEV"), "the caller's environment is unchanged");
+	close(fd);
+	unlink(file);
+}
+
 static void test_hang(void)
 {
 	char file[] = "/tmp/dmfault_proc_test.XXXXXX", hung[512];
@@ -95,7 +121,7 @@ static void test_hang(void)
 	snprintf(line, sizeof(line),
 		 "sleep 97 & echo $! > %s; sleep 98 & echo $! >> %s; wait", file, file);
 	t0 = now();
-	r = dft_sh_timeout(line, true, 1, &st, hung, sizeof(hung));
+	r = dft_sh_timeout(line, "/dev/null", NULL, 1, &st, hung, sizeof(hung));
 	KTAP_EXPECT_INT_EQ(r, -ETIMEDOUT);
 	ktap_check(now() - t0 < 10, "back in %.1f s", now() - t0);
 	ktap_check(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the shell was killed: %#x", st);
@@ -122,6 +148,7 @@ static void test_hang(void)
 static const struct ktap_case cases[] = {
 	KTAP_CASE(test_in_time),
 	KTAP_CASE(test_no_report),
+	KTAP_CASE(test_out_env),
 	KTAP_CASE(test_hang),
 };
 

@@ -1013,7 +1013,7 @@ static void dft_sweep_post(const struct dft_opts *o, const struct dft_sweep *sw,
 
 	if (!sw->post)
 		return;
-	r = dft_sh_timeout(sw->post, true, o->step_timeout, &st, hung, sizeof(hung));
+	r = dft_sh_timeout(sw->post, "/dev/null", NULL, o->step_timeout, &st, hung, sizeof(hung));
 	if (*hung)
 		snprintf(s->damage, sizeof(s->damage), "the post line hung: %s", hung);
 	else if (r)

@@ -77,30 +77,17 @@ static void dft_ct_point_str(uint64_t point, char *buf, size_t len)
 static int dft_ct_sh(struct dft_ct *ct, const char *what, const char *cmd, uint64_t point,
 		     uint64_t seed)
 {
-	char p[32], s[24], hung[600];
+	char dev[80], mnt[80], p[48], s[32], hung[600];
+	char *env[] = { dev, mnt, p, s, NULL };
 	int status, fd, r;
-	pid_t pid;
 
-	dft_ct_point_str(point, p, sizeof(p));
-	snprintf(s, sizeof(s), "%llu", (unsigned long long)seed);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		fd = open(ct->out, O_WRONLY | O_CREAT | O_APPEND, 0600);
-		if (fd >= 0 && !ct->o->verbose) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		setenv("DMF_DEV", ct->dev, 1);
-		setenv("DMF_MNT", ct->mnt, 1);
-		setenv("DMF_POINT", p, 1);
-		setenv("DMF_SEED", s, 1);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	r = dft_wait_child(pid, &status, ct->o->step_timeout, hung, sizeof(hung));
+	snprintf(dev, sizeof(dev), "DMF_DEV=%s", ct->dev);
+	snprintf(mnt, sizeof(mnt), "DMF_MNT=%s", ct->mnt);
+	strcpy(p, "DMF_POINT=");
+	dft_ct_point_str(point, p + strlen(p), sizeof(p) - strlen(p));
+	snprintf(s, sizeof(s), "DMF_SEED=%llu", (unsigned long long)seed);
+	r = dft_sh_timeout(cmd, ct->o->verbose ? NULL : ct->out, env, ct->o->step_timeout,
+			   &status, hung, sizeof(hung));
 	if (*hung) {
 		snprintf(ct->hung, sizeof(ct->hung), "the %s hung: %s", what, hung);
 		fd = open(ct->out, O_WRONLY | O_CREAT | O_APPEND, 0600);

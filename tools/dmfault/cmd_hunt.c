@@ -37,7 +37,7 @@ struct dft_hunt_path_result {
 	struct dft_sweep sw;
 	double secs;
 	unsigned int findings;		/* findings seen in this path, repeats included */
-	char skipped[256];		/* why the path did not run, or "" */
+	char skipped[640];		/* why the path did not run, or "" */
 };
 
 struct dft_hunt {
@@ -123,7 +123,7 @@ static int dft_hunt_select(const struct dft_cmd *cmd, struct dft_hunt *h, int ar
 
 /*
  * Run a shell line of a path (its output only with -v): its exit status, or
- * -errno; past --step-timeout, -ETIMEDOUT and what it hung in in @hung.
+ * -errno; past --step-timeout, -ETIMEDOUT, and @hung says where it hung.
  */
 static int dft_hunt_sh(const struct dft_hunt *h, const char *line, char *hung, size_t len)
 {
@@ -132,7 +132,8 @@ static int dft_hunt_sh(const struct dft_hunt *h, const char *line, char *hung, s
 	*hung = '\0';
 	if (!line)
 		return 0;
-	r = dft_sh_timeout(line, !h->o->verbose, h->o->step_timeout, &st, hung, len);
+	r = dft_sh_timeout(line, h->o->verbose ? NULL : "/dev/null", NULL,
+			   h->o->step_timeout, &st, hung, len);
 	if (r)
 		return *hung ? -ETIMEDOUT : r;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

@@ -332,9 +332,13 @@ struct dft_sweep {
  * dead after SIGKILL (not reaped), or another -errno.
  */
 int dft_wait_child(pid_t pid, int *status, unsigned int secs, char *hung, size_t len);
-/* sh -c @line with dft_wait_child(); its output to /dev/null if @quiet, else to stderr. */
-int dft_sh_timeout(const char *line, bool quiet, unsigned int secs, int *status, char *hung,
-		   size_t len);
+/*
+ * sh -c @line with dft_wait_child(): its output appended to the file @out
+ * (NULL: to stderr), @env ("NAME=value" strings, NULL-terminated, or NULL)
+ * added to its environment.
+ */
+int dft_sh_timeout(const char *line, const char *out, char *const *env, unsigned int secs,
+		   int *status, char *hung, size_t len);
 
 /* ---- main.c: the command table and output helpers --------------------------- */
 

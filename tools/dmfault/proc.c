@@ -234,8 +234,8 @@ int dft_wait_child(pid_t pid, int *status, unsigned int secs, char *hung, size_t
 	return -EDEADLK;
 }
 
-int dft_sh_timeout(const char *line, bool quiet, unsigned int secs, int *status, char *hung,
-		   size_t len)
+int dft_sh_timeout(const char *line, const char *out, char *const *env, unsigned int secs,
+		   int *status, char *hung, size_t len)
 {
 	pid_t pid;
 	int fd;
@@ -246,11 +246,13 @@ int dft_sh_timeout(const char *line, bool quiet, unsigned int secs, int *status,
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
-		fd = quiet ? open("/dev/null", O_RDWR) : 2;
+		fd = out ? open(out, O_WRONLY | O_CREAT | O_APPEND, 0600) : 2;
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		for (; env && *env; env++)
+			putenv(*env);
 		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
 		_exit(127);
 	}

@@ -227,6 +227,8 @@ if [ -d "$SL" ]; then
 		--filename=/dev/mapper/am --rw=randwrite --bs=4k --size=8m --direct=1 \
 		--ioengine=psync --verify=crc32c --verify_fatal=1 --output=$T/am.out
 	inj=$(awk '$1 == "injected" {print $2}' $SL/counters)
+	# none: what the hook was set to and saw (a knob another suite left?)
+	[ "${inj:-0}" -gt 0 ] || (cd $SL && grep -H . ./* ../fail-nth ../mark 2>/dev/null | sed 's/^/# /')
 	echo 0 > $SL/probability
 	echo > $SL/require-module
 	echo Y > $SL/ignore-gfp-wait
