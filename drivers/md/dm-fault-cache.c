@@ -1278,18 +1278,17 @@ int fault_cache_message(struct fault_c *fc, const struct fault_msg *m, char *err
  * @maxlen: its size
  * @psz: DMEMIT's position, advanced
  *
- * The word is "-" without a cache, else state:blocks:bytes:high_water:limit:
- * writes:flushes:fua:forced:written_back:crashes:lost_writes:lost_sectors.
+ * The word is "-" without a cache, else the state and the counters of enum
+ * fault_cache_stat, colon-separated; the stats line names them.
  */
 void fault_cache_emit(struct fault_c *fc, bool readable, char *result, unsigned int maxlen,
 		      unsigned int *psz)
 {
 	/* pairs with the release in fault_cache_create() */
 	struct fault_cache *c = smp_load_acquire(&fc->cache);
-	unsigned int sz = *psz;
+	u64 v[FAULT_NR_CACHE_STATS];
 	enum fault_cache_state state;
-	struct fault_cache_stats s;
-	u64 limit;
+	unsigned int sz = *psz, i;
 
 	if (!c) {
 		if (!readable)
@@ -1298,17 +1297,29 @@ void fault_cache_emit(struct fault_c *fc, bool readable, char *result, unsigned 
 		return;
 	}
 	spin_lock(&c->lock);
-	s = c->st;
 	state = c->state;
-	limit = c->cfg.limit;
+	v[FAULT_CS_BLOCKS] = c->st.blocks;
+	v[FAULT_CS_BYTES] = c->st.mem;
+	v[FAULT_CS_HIGH_WATER] = c->st.hwm;
+	v[FAULT_CS_LIMIT] = c->cfg.limit;
+	v[FAULT_CS_WRITES] = c->st.writes;
+	v[FAULT_CS_FLUSHES] = c->st.flushes;
+	v[FAULT_CS_FUA] = c->st.fua;
+	v[FAULT_CS_FORCED] = c->st.forced;
+	v[FAULT_CS_WRITTEN_BACK] = c->st.written_back;
+	v[FAULT_CS_CRASHES] = c->st.crashes;
+	v[FAULT_CS_LOST_WRITES] = c->st.lost_writes;
+	v[FAULT_CS_LOST_SECTORS] = c->st.lost_sectors;
 	spin_unlock(&c->lock);
-	DMEMIT(readable ? "cache state=%s blocks=%llu bytes=%llu high_water=%llu limit=%llu " :
-	       " %s:%llu:%llu:%llu:%llu:", fault_cache_state_names[state], s.blocks, s.mem,
-	       s.hwm, limit);
-	DMEMIT(readable ? "writes=%llu flushes=%llu fua=%llu forced=%llu written_back=%llu " :
-	       "%llu:%llu:%llu:%llu:%llu:", s.writes, s.flushes, s.fua, s.forced, s.written_back);
-	DMEMIT(readable ? "crashes=%llu lost_writes=%llu lost_sectors=%llu\n" : "%llu:%llu:%llu",
-	       s.crashes, s.lost_writes, s.lost_sectors);
+	DMEMIT(readable ? "cache state=%s" : " %s", fault_cache_state_names[state]);
+	for (i = 0; i < FAULT_NR_CACHE_STATS; i++) {
+		if (readable)
+			DMEMIT(" %s=%llu", fault_cache_stat_name(i), v[i]);
+		else
+			DMEMIT(":%llu", v[i]);
+	}
+	if (readable)
+		DMEMIT("\n");
 	*psz = sz;
 }
 

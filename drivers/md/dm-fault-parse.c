@@ -676,6 +676,26 @@ static const char * const fault_trigger_names[FAULT_NR_TRIGGERS] = {
 	[FAULT_TRIG_BYTES] = "bytes",
 };
 
+static const char * const fault_cache_stat_names[FAULT_NR_CACHE_STATS] = {
+	[FAULT_CS_BLOCKS] = "blocks",
+	[FAULT_CS_BYTES] = "bytes",
+	[FAULT_CS_HIGH_WATER] = "high_water",
+	[FAULT_CS_LIMIT] = "limit",
+	[FAULT_CS_WRITES] = "writes",
+	[FAULT_CS_FLUSHES] = "flushes",
+	[FAULT_CS_FUA] = "fua",
+	[FAULT_CS_FORCED] = "forced",
+	[FAULT_CS_WRITTEN_BACK] = "written_back",
+	[FAULT_CS_CRASHES] = "crashes",
+	[FAULT_CS_LOST_WRITES] = "lost_writes",
+	[FAULT_CS_LOST_SECTORS] = "lost_sectors",
+};
+
+const char *fault_cache_stat_name(enum fault_cache_stat i)
+{
+	return i < FAULT_NR_CACHE_STATS ? fault_cache_stat_names[i] : "?";
+}
+
 const char *fault_lose_name(enum fault_lose lose)
 {
 	return lose < FAULT_NR_LOSE ? fault_lose_names[lose] : "?";

@@ -144,6 +144,20 @@ int fault_cache_feature_format(const struct fault_cache_cfg *cfg, char *buf, siz
 const char *fault_lose_name(enum fault_lose lose);
 const char *fault_trigger_name(enum fault_trigger after);
 
+/*
+ * The write cache's counters in the order the status's cache word gives
+ * them (positional) and the stats reply names them; dmfault reads the
+ * names from here too.
+ */
+enum fault_cache_stat {
+	FAULT_CS_BLOCKS, FAULT_CS_BYTES, FAULT_CS_HIGH_WATER, FAULT_CS_LIMIT,
+	FAULT_CS_WRITES, FAULT_CS_FLUSHES, FAULT_CS_FUA, FAULT_CS_FORCED,
+	FAULT_CS_WRITTEN_BACK, FAULT_CS_CRASHES, FAULT_CS_LOST_WRITES,
+	FAULT_CS_LOST_SECTORS, FAULT_NR_CACHE_STATS
+};
+
+const char *fault_cache_stat_name(enum fault_cache_stat i);
+
 /* the keys each use of fault_cache_cfg_parse() allows */
 #define FAULT_CKEY_LIMIT	BIT(0)
 #define FAULT_CKEY_LOSE		BIT(1)

@@ -320,7 +320,7 @@ static void test_cache_word(void)
 	KTAP_EXPECT_INT_EQ(dft_parse_cache("crashed:1:2:3:4:5:6:7:8:9:10:11:12", &c), 0);
 	KTAP_EXPECT_STR_EQ(c.state, "crashed");
 	for (i = 0; i < DFT_NR_CACHE; i++)
-		ktap_check(c.v[i] == i + 1, "field %s is %llu", dft_cache_fields[i],
+		ktap_check(c.v[i] == i + 1, "field %s is %llu", dft_cache_stat_name(i),
 			   (unsigned long long)c.v[i]);
 	KTAP_EXPECT_INT_EQ(dft_parse_cache("on:1:2:3:4:5:6:7:8:9:10:11:12:99", &c), 0);
 	for (i = 0; i < ARRAY_SIZE(bad); i++)

@@ -298,6 +298,23 @@ DFT_HANDLER(dft_cmd_remove)
 	return ret;
 }
 
+/* The rules a compatibility target made of its table: segment @seg's INFO status. */
+static unsigned int dft_compat_rules(const char *name, unsigned int seg)
+{
+	struct dft_stats st = { 0 };
+	unsigned int n = 0;
+	struct dft_dev dev;
+	const char *err;
+
+	if (dft_dm_get(name, false, &dev))
+		return 0;
+	if (seg < dev.nr_segs && !dft_parse_info(dev.segs[seg].params, &st, &err))
+		n = st.nr_rules;
+	dft_stats_free(&st);
+	dft_dm_put(&dev);
+	return n;
+}
+
 int dft_list_one(const char *name, struct dft_listed *l)
 {
 	struct dft_table_status ts;
@@ -316,9 +333,12 @@ int dft_list_one(const char *name, struct dft_listed *l)
 	l->suspended = dev.suspended;
 	for (i = 0; i < dev.nr_segs; i++) {
 		l->size = dev.segs[i].start + dev.segs[i].len;
-		if (strcmp(dev.segs[i].type, DFT_TARGET))
+		if (!dev.segs[i].fault)
 			continue;
-		r = dft_parse_table_status(dev.segs[i].params, &ts, &err);
+		if (!strcmp(dev.segs[i].type, DFT_TARGET))
+			r = dft_parse_table_status(dev.segs[i].params, &ts, &err);
+		else
+			r = dft_parse_compat_table(dev.segs[i].type, dev.segs[i].params, &ts, &err);
 		if (r) {
 			dft_table_status_free(&ts);
 			dft_err("%s: cannot parse the table '%s': %s", name, dev.segs[i].params,
@@ -330,9 +350,15 @@ int dft_list_one(const char *name, struct dft_listed *l)
 			l->disk_major = ts.major;
 			l->disk_minor = ts.minor;
 			l->offset = ts.offset;
-			dft_disk_name(ts.major, ts.minor, l->disk, sizeof(l->disk));
+			if (ts.major || ts.minor)
+				dft_disk_name(ts.major, ts.minor, l->disk, sizeof(l->disk));
+			else
+				snprintf(l->disk, sizeof(l->disk), "-");
+			snprintf(l->type, sizeof(l->type), "%s", dev.segs[i].type);
 		}
 		l->rules += ts.nr_rules;
+		if (strcmp(dev.segs[i].type, DFT_TARGET))
+			l->rules += dft_compat_rules(name, i);
 		dft_table_status_free(&ts);
 	}
 	dft_dm_put(&dev);
@@ -380,6 +406,7 @@ static void dft_list_json(const struct dft_listed *l, unsigned int nl)
 		dft_json_str(&j, "maj:min", num);
 		dft_json_u64(&j, "size", l[i].size * 512);
 		dft_json_str(&j, "disk", l[i].disk);
+		dft_json_str(&j, "target", l[i].type);
 		snprintf(num, sizeof(num), "%u:%u", l[i].disk_major, l[i].disk_minor);
 		dft_json_str(&j, "disk_maj:min", num);
 		dft_json_u64(&j, "offset", l[i].offset * 512);
@@ -410,8 +437,10 @@ static void dft_list_human(const struct dft_opts *o, const struct dft_listed *l,
 			dft_human_size(l[i].size * 512, size, sizeof(size));
 			dft_human_size(l[i].offset * 512, off, sizeof(off));
 		}
-		printf("%-16s %8s  %-16s %10s %5u%s\n", l[i].name, size, l[i].disk, off,
-		       l[i].rules, l[i].suspended ? "  (suspended)" : "");
+		printf("%-16s %8s  %-16s %10s %5u", l[i].name, size, l[i].disk, off, l[i].rules);
+		if (strcmp(l[i].type, DFT_TARGET))
+			printf("  (%s)", l[i].type);
+		printf("%s\n", l[i].suspended ? "  (suspended)" : "");
 	}
 }
 

@@ -14,6 +14,7 @@
 struct dft_sample {
 	char name[128];
 	char disk[128];
+	char type[DFT_NAME_LEN];	/* fault, or a compatibility target */
 	struct dft_stats st;
 	bool ok;
 };
@@ -39,6 +40,7 @@ static int dft_sample_one(struct dft_sample *s, bool listed)
 	if (r)
 		return r == -EPROTO ? DFT_EXIT_FAIL : dft_dev_err(s->name, r);
 	snprintf(s->disk, sizeof(s->disk), "%s", l.disk);
+	snprintf(s->type, sizeof(s->type), "%s", l.type);
 	r = dft_dm_get(s->name, false, &dev);
 	if (!r && dev.fault < 0) {
 		dft_dm_put(&dev);
@@ -177,7 +179,7 @@ static void dft_stats_human_cache(const struct dft_sample *s)
 		return;
 	printf("  cache %s", c.state);
 	for (i = 0; i < DFT_NR_CACHE; i++)
-		printf(" %s=%llu", dft_cache_fields[i], (unsigned long long)c.v[i]);
+		printf(" %s=%llu", dft_cache_stat_name(i), (unsigned long long)c.v[i]);
 	printf("\n");
 }
 
@@ -191,7 +193,7 @@ static void dft_stats_json_cache(struct dft_json *j, const struct dft_sample *s)
 	dft_json_begin(j, "cache", '{');
 	dft_json_str(j, "state", c.state);
 	for (i = 0; i < DFT_NR_CACHE; i++)
-		dft_json_u64(j, dft_cache_fields[i], c.v[i]);
+		dft_json_u64(j, dft_cache_stat_name(i), c.v[i]);
 	dft_json_end(j, '}');
 }
 
@@ -200,7 +202,7 @@ static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s
 {
 	unsigned int i;
 
-	printf("%s: fault on %s, %u rule%s", s->name, s->disk, s->st.nr_rules,
+	printf("%s: %s on %s, %u rule%s", s->name, s->type, s->disk, s->st.nr_rules,
 	       s->st.nr_rules == 1 ? "" : "s");
 	if (s->st.has_held)
 		printf(", held %llu", (unsigned long long)s->st.held);
@@ -278,6 +280,7 @@ static void dft_stats_json(struct dft_json *j, const struct dft_sample *s,
 	dft_json_begin(j, NULL, '{');
 	dft_json_str(j, "name", s->name);
 	dft_json_str(j, "disk", s->disk);
+	dft_json_str(j, "target", s->type);
 	if (s->st.has_held)
 		dft_json_u64(j, "held", s->st.held);
 	dft_stats_json_cache(j, s);

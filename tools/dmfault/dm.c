@@ -189,6 +189,37 @@ void dft_dm_put(struct dft_dev *dev)
 	dev->nr_segs = 0;
 }
 
+/* dm_fault took @name ("flakey", "delay") if compat_names=1 and the in-tree module is not in. */
+static bool dft_compat_name_ours(const char *name)
+{
+	char path[64], c = 'N';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/dm_%s", name);
+	if (!access(path, F_OK))
+		return false;
+	f = fopen("/sys/module/dm_fault/parameters/compat_names", "re");
+	if (!f)
+		return false;
+	if (fscanf(f, " %c", &c) != 1)
+		c = 'N';
+	fclose(f);
+	return c == 'Y';
+}
+
+/*
+ * Targets of dm_fault: "fault", the compatibility targets fault-flakey,
+ * fault-delay and fault-error (their own tables, the same counters, log
+ * and messages), and flakey and delay when it registered those names.
+ */
+bool dft_is_fault_target(const char *type)
+{
+	if (!strcmp(type, DFT_TARGET) || !strcmp(type, "fault-flakey") ||
+	    !strcmp(type, "fault-delay") || !strcmp(type, "fault-error"))
+		return true;
+	return (!strcmp(type, "flakey") || !strcmp(type, "delay")) && dft_compat_name_ours(type);
+}
+
 /*
  * Info and targets of device @name: the TABLE (@table) or INFO status of
  * every segment, walked with dm_get_next_target().  -ENXIO: no such device.
@@ -242,7 +273,8 @@ int dft_dm_get(const char *name, bool table, struct dft_dev *dev)
 			r = -ENOMEM;
 			goto out;
 		}
-		if (dev->fault < 0 && !strcmp(type, DFT_TARGET))
+		seg->fault = dft_is_fault_target(type);
+		if (dev->fault < 0 && seg->fault)
 			dev->fault = dev->nr_segs;
 		dev->nr_segs++;
 	} while (next);

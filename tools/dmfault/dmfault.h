@@ -110,22 +110,12 @@ struct dft_stats {
 	struct dft_rule_stat *rules;
 };
 
-/*
- * The cache word of the INFO status: its state and counters, in the order
- * dft_cache_fields names them (the kernel's dm-fault-cache.c prints them).
- */
-enum {
-	DFT_C_BLOCKS, DFT_C_BYTES, DFT_C_HWM, DFT_C_LIMIT, DFT_C_WRITES, DFT_C_FLUSHES,
-	DFT_C_FUA, DFT_C_FORCED, DFT_C_WRITTEN_BACK, DFT_C_CRASHES, DFT_C_LOST_WRITES,
-	DFT_C_LOST_SECTORS, DFT_NR_CACHE
-};
-
+/* The cache word of the INFO status: its state and counters (DFT_C_*, rule.h). */
 struct dft_cache_stat {
 	char state[DFT_NAME_LEN];	/* on, off, crashed */
 	uint64_t v[DFT_NR_CACHE];
 };
 
-extern const char *const dft_cache_fields[DFT_NR_CACHE];
 int dft_parse_cache(const char *word, struct dft_cache_stat *c);
 
 void dft_stats_free(struct dft_stats *st);
@@ -141,6 +131,8 @@ struct dft_table_status {
 
 void dft_table_status_free(struct dft_table_status *ts);
 int dft_parse_table_status(const char *params, struct dft_table_status *ts,
+			   const char **err);
+int dft_parse_compat_table(const char *type, const char *params, struct dft_table_status *ts,
 			   const char **err);
 
 struct dft_log_entry {
@@ -194,6 +186,7 @@ struct dft_segment {
 	uint64_t start, len;
 	char type[DFT_NAME_LEN];
 	char *params;
+	bool fault;			/* dm-fault's: "fault" or a compatibility target */
 };
 
 struct dft_dev {
@@ -206,6 +199,7 @@ struct dft_dev {
 	int fault;			/* index of the first fault segment, -1: none */
 };
 
+bool dft_is_fault_target(const char *type);
 void dft_dm_init(int verbose);
 const char *dft_dm_last_error(void);
 int dft_dm_target_loaded(void);
@@ -433,7 +427,8 @@ struct dft_listed {
 	char name[128];
 	unsigned int major, minor;
 	uint64_t size;			/* sectors */
-	char disk[128];
+	char disk[128];			/* "-": none (fault-error) */
+	char type[DFT_NAME_LEN];	/* the first fault segment's target */
 	unsigned int disk_major, disk_minor;
 	uint64_t offset;		/* sectors */
 	unsigned int rules, segments;

@@ -110,14 +110,6 @@ static int dft_parse_rule_entry(char *tok, struct dft_rule_stat *rs)
 	return 0;
 }
 
-const char *const dft_cache_fields[DFT_NR_CACHE] = {
-	[DFT_C_BLOCKS] = "blocks", [DFT_C_BYTES] = "bytes", [DFT_C_HWM] = "high_water",
-	[DFT_C_LIMIT] = "limit", [DFT_C_WRITES] = "writes", [DFT_C_FLUSHES] = "flushes",
-	[DFT_C_FUA] = "fua", [DFT_C_FORCED] = "forced", [DFT_C_WRITTEN_BACK] = "written_back",
-	[DFT_C_CRASHES] = "crashes", [DFT_C_LOST_WRITES] = "lost_writes",
-	[DFT_C_LOST_SECTORS] = "lost_sectors",
-};
-
 /**
  * dft_parse_cache - parse the cache word of the INFO status
  * @word: "state:blocks:...:lost_sectors" (fields a newer target adds after
@@ -380,6 +372,37 @@ int dft_parse_table_status(const char *params, struct dft_table_status *ts,
 out:
 	free(copy);
 	return r;
+}
+
+/**
+ * dft_parse_compat_table - the disk of a compatibility target's TABLE status
+ * @type: fault-flakey, fault-delay, fault-error, flakey or delay
+ * @params: flakey's and delay's lines start "<maj:min> <offset>"; the
+ *          error target has no disk (@ts left zero)
+ * @ts: filled in (no rules: the counters tell how many the target made)
+ * @err: on failure, what was wrong
+ *
+ * Return: 0 or -EINVAL.
+ */
+int dft_parse_compat_table(const char *type, const char *params, struct dft_table_status *ts,
+			   const char **err)
+{
+	char buf[256], *s = buf, *tok;
+
+	memset(ts, 0, sizeof(*ts));
+	if (!strcmp(type, "fault-error"))
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", params ? params : "");
+	if (dft_parse_devnum(dft_token(&s, " "), ts)) {
+		*err = "bad device number";
+		return -EINVAL;
+	}
+	tok = dft_token(&s, " ");
+	if (!tok || dft_parse_u64(tok, &ts->offset)) {
+		*err = "bad offset";
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* "12.345678" -> microseconds, keeping the text. */

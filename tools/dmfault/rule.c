@@ -97,6 +97,27 @@ int dft_cache_option_check(const char *word, const char **why)
 	return fault_cache_cfg_parse(&cfg, word, FAULT_CKEY_ALL, why) ? -1 : 0;
 }
 
+#define DFT_SAME(a, b)	_Static_assert((int)(a) == (int)(b), #a " is not " #b)
+DFT_SAME(DFT_C_BLOCKS, FAULT_CS_BLOCKS);
+DFT_SAME(DFT_C_BYTES, FAULT_CS_BYTES);
+DFT_SAME(DFT_C_HWM, FAULT_CS_HIGH_WATER);
+DFT_SAME(DFT_C_LIMIT, FAULT_CS_LIMIT);
+DFT_SAME(DFT_C_WRITES, FAULT_CS_WRITES);
+DFT_SAME(DFT_C_FLUSHES, FAULT_CS_FLUSHES);
+DFT_SAME(DFT_C_FUA, FAULT_CS_FUA);
+DFT_SAME(DFT_C_FORCED, FAULT_CS_FORCED);
+DFT_SAME(DFT_C_WRITTEN_BACK, FAULT_CS_WRITTEN_BACK);
+DFT_SAME(DFT_C_CRASHES, FAULT_CS_CRASHES);
+DFT_SAME(DFT_C_LOST_WRITES, FAULT_CS_LOST_WRITES);
+DFT_SAME(DFT_C_LOST_SECTORS, FAULT_CS_LOST_SECTORS);
+DFT_SAME(DFT_NR_CACHE, FAULT_NR_CACHE_STATS);
+
+/* The name of the cache word's counter @i, as the target's stats reply has it. */
+const char *dft_cache_stat_name(unsigned int i)
+{
+	return fault_cache_stat_name(i);
+}
+
 /* "at 'WORD' in 'RULE'", or "in 'RULE'" when the whole rule is at fault. */
 const char *dft_rule_where(const struct dft_rule_err *err, const char *rule, char *buf,
 			   size_t len)

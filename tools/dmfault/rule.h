@@ -26,4 +26,16 @@ bool dft_is_op_list(const char *s);
 int dft_parse_duration(const char *s, uint64_t *ns);
 int dft_cache_option_check(const char *word, const char **why);
 
+/*
+ * The counters of the status's cache word, in the target's order (enum
+ * fault_cache_stat: rule.c checks that the two agree), and their names.
+ */
+enum {
+	DFT_C_BLOCKS, DFT_C_BYTES, DFT_C_HWM, DFT_C_LIMIT, DFT_C_WRITES, DFT_C_FLUSHES,
+	DFT_C_FUA, DFT_C_FORCED, DFT_C_WRITTEN_BACK, DFT_C_CRASHES, DFT_C_LOST_WRITES,
+	DFT_C_LOST_SECTORS, DFT_NR_CACHE
+};
+
+const char *dft_cache_stat_name(unsigned int i);
+
 #endif /* _DMFAULT_RULE_H */

@@ -136,6 +136,13 @@ io_fails "fault-error: still fails with its rule disabled" er "Input/output erro
 dmsetup remove er
 
 # --- in-tree names, fstests style -------------------------------------------
+# dmfault reads a flakey device only when dm-fault serves that name
+dm_create itf "0 $S flakey $NB 0 180 0"
+expect "the in-tree flakey serves 'flakey'" "1" "$(dmsetup table itf | grep -c ' flakey ')"
+err=$(dmfault stats itf 2>&1)
+expect "dmfault: the in-tree flakey's device is not a fault device" \
+	"itf: not a fault device" "${err#dmfault: }"
+dmsetup remove itf
 dm_cleanup
 rmmod dm-flakey dm-delay 2>/dev/null
 dmf_unload >/dev/null 2>&1
@@ -153,6 +160,11 @@ echo "0 $S flakey $NB 0 0 180 1 drop_writes" | dmsetup load flakey-test
 dmsetup resume flakey-test
 echo lost > /mnt/fl/b
 sync
+expect "dmfault stats on dm-fault's flakey: the target and its disk" \
+	"flakey-test: flakey on $NB," "$(dmfault stats flakey-test | head -n 1 | cut -d' ' -f1-4)"
+drops=$(dmfault stats --json flakey-test | python3 -c \
+	'import json, sys; print(sum(r["injected"] for r in json.load(sys.stdin)["devices"][0]["rules"]))')
+within "and it counts the writes it dropped" "$drops" 1 1000000
 umount /mnt/fl
 dmsetup suspend --nolockfs flakey-test
 echo "0 $S flakey $NB 0 180 0" | dmsetup load flakey-test

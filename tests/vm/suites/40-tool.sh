@@ -224,6 +224,36 @@ want "remove refuses a device that is not a fault device" 1 "not a fault device"
 	dmfault remove lin
 expect "list leaves out other targets" "t0" "$(dmfault list --names)"
 check "remove --force removes it" dmfault remove --force lin
+
+# --- the compatibility targets: their counters, log and rules -------------
+# fault-flakey/-delay/-error tables are dm-flakey's, dm-delay's and dm-error's;
+# what they count, log and hold is the fault target's.
+check "a fault-flakey device that drops writes" dm_create cf \
+	"0 $S fault-flakey $NB 0 0 180 1 drop_writes"
+check "a fault-delay device" dm_create cdl "0 $S fault-delay $NB 0 0"
+check "a fault-error device" dm_create cer "0 $S fault-error"
+expect "list shows them, their disks and targets" \
+	"cdl $NB (fault-delay)|cer - (fault-error)|cf $NB (fault-flakey)" \
+	"$(dmfault list | awk '$1 ~ /^c(dl|er|f)$/ {print $1, $3, $NF}' | sort | paste -sd'|')"
+json "list --json names the target" \
+	"sorted((x['name'], x['target']) for x in d['devices'] if x['name'] != 't0') == [('cdl', 'fault-delay'), ('cer', 'fault-error'), ('cf', 'fault-flakey')]" \
+	dmfault list --json
+check "four dropped writes" dd if=/dev/zero of=/dev/mapper/cf bs=4k count=4 oflag=direct
+out=$(dmfault stats cf)
+expect "stats of a fault-flakey device: its target, disk and the writes" \
+	"cf: fault-flakey on $NB,|4" \
+	"$(echo "$out" | head -n 1 | cut -d' ' -f1-4)|$(echo "$out" | awk '$1 == "write" {print $2}')"
+json "stats --json of it: the rule flakey's table made dropped them" \
+	"d['devices'][0]['target'] == 'fault-flakey' and d['devices'][0]['ops']['write']['bios'] == 4 and sum(r['injected'] for r in d['devices'][0]['rules']) == 4" \
+	dmfault stats --json cf
+expect "log of it: the four drops" "4" "$(dmfault log cf | grep -c ' write .* drop')"
+expect "rule add on a fault-delay device" "1" "$(dmfault rule add cdl --error read:once)"
+io_fails "its rule failed the read" cdl "Input/output error" \
+	dd if=/dev/mapper/cdl of=/dev/null bs=4k count=1 iflag=direct
+expect "stats of the fault-error device: no disk" "cer: fault-error on -," \
+	"$(dmfault stats cer | head -n 1 | cut -d' ' -f1-4)"
+check "remove of the compatibility devices" dmfault remove cf cdl cer
+expect "list is back to t0" "t0" "$(dmfault list --names)"
 # Rules are checked by the target's own parser before anything is sent:
 # the kernel's reason, with the part of the rule it is about.
 want "an unknown key is refused with the target's reason" 2 \
