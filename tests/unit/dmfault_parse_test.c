@@ -150,6 +150,30 @@ static void test_table_status(void)
 	}
 }
 
+/* The compatibility targets' tables: only the disk and the offset are read. */
+static void test_compat_table(void)
+{
+	static const char *const bad[] = { "", "252", "252:1", "252:1 x", "x:1 0" };
+	struct dft_table_status ts;
+	const char *err = NULL;
+	unsigned int i;
+	int r;
+
+	r = dft_parse_compat_table("fault-flakey", "252:16 8 0 180 1 drop_writes", &ts, &err);
+	ktap_check(!r && ts.major == 252 && ts.minor == 16 && ts.offset == 8 && !ts.nr_rules,
+		   "flakey: disk and offset");
+	r = dft_parse_compat_table("delay", "252:16 0 0 252:32 0 50", &ts, &err);
+	ktap_check(!r && ts.major == 252 && ts.minor == 16 && !ts.offset, "delay: the first disk");
+	r = dft_parse_compat_table("fault-error", "", &ts, &err);
+	ktap_check(!r && !ts.major && !ts.minor, "error: no disk");
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		err = NULL;
+		r = dft_parse_compat_table("fault-delay", bad[i], &ts, &err);
+		ktap_check(r == -EINVAL && err, "compat table: malformed '%s' -> %s", bad[i],
+			   err ? err : "no error");
+	}
+}
+
 static void test_log_reply(void)
 {
 	static const char *const bad[] = {
@@ -331,6 +355,7 @@ static const struct ktap_case dft_cases[] = {
 	KTAP_CASE(test_info),
 	KTAP_CASE(test_info_many_rules),
 	KTAP_CASE(test_table_status),
+	KTAP_CASE(test_compat_table),
 	KTAP_CASE(test_log_reply),
 	KTAP_CASE(test_rule_info),
 	KTAP_CASE(test_kmsg),
