@@ -13,10 +13,12 @@ KVER=$(uname -r)
 BUILD="${DMF_BUILD:-$top/build/$KVER}"
 _ktap_n=0 _ktap_pass=0 _ktap_fail=0 _ktap_skip=0
 
+# ktap_begin SUITE [FORM]: FORM (default: make check's short or make
+# check-long's long form) says how long a run this is.
 ktap_begin() {
 	_ktap_suite=$1
 	echo "TAP version 13"
-	echo "# suite: $1 (kernel $KVER, $(by_length long short) form)"
+	echo "# suite: $1 (kernel $KVER, ${2:-$(by_length long short) form})"
 }
 
 ok() {

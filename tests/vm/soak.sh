@@ -32,8 +32,8 @@
 # usage: tests/vm/run --kernel K --mem 2048 --disk 1G --disk 256M --timeout T -- \
 #            env SOAK_SECONDS=N tests/vm/soak.sh
 . "$(dirname "$0")/lib.sh"
-ktap_begin soak
 SECS=${SOAK_SECONDS:-3600}
+ktap_begin soak "$SECS s"
 HUNT_STEPS=${SOAK_HUNT_STEPS:-40}
 STALL=${SOAK_STALL:-120}
 W=/run/dmf-soak
