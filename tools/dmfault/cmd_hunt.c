@@ -314,17 +314,38 @@ static void dft_hunt_row(const struct dft_hunt_path_result *res)
 	fflush(stdout);
 }
 
-/* After the rows: each finding, then the totals. */
+/* Why a path was skipped or its sweep cut short; NULL if it ran its course. */
+static const char *dft_hunt_why(const struct dft_hunt_path_result *res)
+{
+	if (*res->skipped)
+		return res->skipped;
+	switch (res->sw.end) {
+	case DFT_SWEEP_BROKEN:
+	case DFT_SWEEP_NORUN:
+	case DFT_SWEEP_ERROR:
+	case DFT_SWEEP_STOPPED:
+		return *res->sw.why ? res->sw.why : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* After the rows: why paths ended early, each finding, then the totals. */
 static void dft_hunt_table(const struct dft_hunt *h, double secs)
 {
 	unsigned long long steps = 0, faults = 0;
 	const struct dft_finding *f;
+	unsigned int i, n = 0;
 	char repro[1024];
-	unsigned int i;
+	const char *why;
 
 	for (i = 0; i < h->nr_res; i++) {
 		steps += h->res[i].sw.steps;
 		faults += h->res[i].sw.faults;
+		why = dft_hunt_why(&h->res[i]);
+		if (why)
+			printf("%s%s: %s: %s\n", n++ ? "" : "\n", h->res[i].p->name,
+			       dft_hunt_end(&h->res[i]), why);
 	}
 	for (i = 0; i < h->findings.nr; i++) {
 		f = &h->findings.f[i];

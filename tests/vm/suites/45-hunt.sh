@@ -111,7 +111,10 @@ expect "hunt restores the knobs" "$before" "$(knobs)"
 # and its kernel stack; the teardown releases the read and removes the
 # device.  (timeout 300: without the deadline hunt would wait forever.)
 read -r DA _ <<< "$VM_DISKS"
-echo "hang||$H/dmf-hunt --hang pipe|||$S" > $H/catalog-hang
+cat > $H/catalog-hang <<EOT
+hang||$H/dmf-hunt --hang pipe|||$S
+nosetup|exit 3|$H/dmf-hunt timerfd|||$S
+EOT
 cat > $H/catalog-stuck <<EOT
 stuck|dmsetup create hs --table "0 8 fault $DA 0 1 stall:op=read"|$H/dmf-hunt timerfd|dd if=/dev/mapper/hs of=/dev/null bs=4k count=1 iflag=direct|dmsetup message hs 0 release; dmsetup remove --retry hs|
 EOT
@@ -123,6 +126,15 @@ if [[ $hang =~ ^([1-9][0-9]*)\ broken\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" = 
 	ok "hang: ends broken (its unfaulted step hangs too), a finding a faulted step ($hang)"
 else
 	fail "hang: ends broken (its unfaulted step hangs too), a finding a faulted step" "row: $hang" \
+		"$out"
+fi
+# why a path ended early or did not run is said after the rows
+if [[ $out =~ hang:\ broken:\ killed\ after\ 2\ s\ \(--step-timeout\) ]] &&
+	[[ $out == *"nosetup: skipped: setup failed (status 3)"* ]] &&
+	[ "$(echo "$out" | awk '$1 == "nosetup" {print $2, $5}')" = "0 skipped" ]; then
+	ok "why: hang ended broken (its unfaulted step was killed), nosetup skipped (status 3)"
+else
+	fail "why: hang ended broken (its unfaulted step was killed), nosetup skipped (status 3)" \
 		"$out"
 fi
 if [[ $out =~ finding\ 1:\ hang:\ killed\ after\ 2\ s\ \(--step-timeout\)\;\ pid\ [0-9]+\ \(dmf-hunt\)\ state\ S ]] &&
