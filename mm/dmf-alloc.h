@@ -23,6 +23,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <dmf/engine.h>
 
 #include "dmf-alloc-parse.h"
@@ -132,11 +133,15 @@ static inline void dmfa_module_text(const struct module *mod, struct dmf_range *
 #endif
 }
 
+/* kmalloc_type() takes the caller where kmalloc has per-caller buckets. */
+static inline enum kmalloc_cache_type dmfa_kmalloc_type(gfp_t gfp, unsigned long caller)
+{
 #ifdef DMFA_KMALLOC_TYPE_CALLER
-#define dmfa_kmalloc_type(gfp, caller)	kmalloc_type(gfp, caller)
+	return kmalloc_type(gfp, caller);
 #else
-#define dmfa_kmalloc_type(gfp, caller)	kmalloc_type(gfp)
+	return kmalloc_type(gfp);
 #endif
+}
 
 /* What the per-task state says of one call: dmfa_task_decide(). */
 enum dmfa_task_verdict {

@@ -512,10 +512,10 @@ static blk_status_t fault_wb_finish(struct fault_cache *c, struct fault_wb *wb)
 
 /*
  * Write back the oldest blocks, in order, until no block older than
- * @upto is cached (U64_MAX: all) or the cache takes no more than @mem.
+ * @last is cached (U64_MAX: all) or the cache takes no more than @mem.
  * Caller: c->mutex.  Return: the first write-back error, or 0.
  */
-static blk_status_t fault_cache_write_back(struct fault_cache *c, u64 upto, u64 mem,
+static blk_status_t fault_cache_write_back(struct fault_cache *c, u64 last, u64 mem,
 					   bool forced)
 {
 	struct fault_wb *wb;
@@ -529,7 +529,7 @@ static blk_status_t fault_cache_write_back(struct fault_cache *c, u64 upto, u64 
 	cw = c->head;
 	left = c->st.mem;
 	spin_unlock(&c->lock);
-	while (cw && cw->wseq <= upto && left > mem) {
+	while (cw && cw->wseq <= last && left > mem) {
 		if (wb->nr == FAULT_WB_BATCH || fault_wb_overlaps(wb, cw)) {
 			r = fault_wb_finish(c, wb);
 			st = st ?: r;

@@ -557,7 +557,7 @@ int fault_rule_cfg_parse(struct fault_rule_cfg *cfg, const char *text, struct fa
 
 	if (len >= sizeof(buf))
 		return fault_rule_fail(err, "Rule too long", 0, len);
-	strcpy(buf, text);
+	memcpy(buf, text, len + 1);
 	action = strsep(&s, ":");
 	for (i = 0; i < FAULT_NR_ACTIONS; i++)
 		if (!strcmp(action, fault_action_names[i]))
@@ -755,14 +755,15 @@ static int fault_parse_trigger(struct fault_cache_cfg *cfg, char *val, const cha
 static int fault_cache_cfg_word(struct fault_cache_cfg *cfg, const char *word, unsigned int keys,
 				const char **error)
 {
+	size_t len = strlen(word);
 	char buf[64], *val;
 	int i;
 
-	if (strlen(word) >= sizeof(buf)) {
+	if (len >= sizeof(buf)) {
 		*error = "Cache option too long";
 		return -EINVAL;
 	}
-	strcpy(buf, word);
+	memcpy(buf, word, len + 1);
 	val = strchr(buf, '=');
 	if (!val || val == buf || !val[1]) {
 		*error = "Cache options are key=value";
