@@ -7,7 +7,8 @@
 #   make check      host unit tests, fuzz smoke, VM suites on every kernel
 #   make check-long make check with the full sweeps and loops (DMF_LONG=1)
 #   make check-debug the VM suites on a KASAN/lockdep/kmemleak kernel built from
-#                   linux-source-6.1 (slow: not part of make check)
+#                   linux-source-6.1 and one from linux-source-6.12 (DEBUG_KERNELS:
+#                   one of them; slow: not part of make check)
 #   make demo       a fault device under fio in a VM, with its statistics
 #   make hunt       dmfault hunt over its whole catalogue in a VM, each kernel in
 #                   turn (HUNT_STEPS steps a path, default 150; HUNT_PATHS: some)
@@ -67,9 +68,16 @@ check-long: deps-check
 	@$(MAKE) -s modules tools
 	@DMF_LONG=1 tests/check $(K)
 
+DEBUG_KERNELS ?= 6.1 6.12
+
 check-debug: deps-debug
 	@$(MAKE) -s tools
-	@tests/check-debug $(SUITES)
+	@mkdir -p build; p=0; f=0; for v in $(DEBUG_KERNELS); do \
+		DEBUG_KERNEL=$$v tests/check-debug $(SUITES) 2>&1 | tee build/check-debug-$$v.log; \
+		l=$$(grep -E '^[0-9]+ passed, [0-9]+ failed$$' build/check-debug-$$v.log | tail -n 1); \
+		[ -n "$$l" ] || l="0 passed, 1 failed"; \
+		p=$$((p + $${l%% *})); l=$${l#*, }; f=$$((f + $${l%% *})); \
+	done; echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
 
 demo: deps-check
 	@$(MAKE) -s modules tools

@@ -2,26 +2,32 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The debug kernel of make check-debug: allnoconfig + kvm_guest.config +
-# scripts/debug-kernel.config, built from Debian's linux-source-6.1 (the only
-# kernel source package Debian 12 has), and dm-fault's modules built against
-# it.  Everything lives in build/debug-6.1/; the kernel is built again only
-# when the fragment or the source tarball changes, the modules every time
-# (make does little when nothing changed).  Prints the kernel's release.
+# scripts/debug-kernel.config, built from Debian's linux-source-V package
+# (V: 6.1, the default, or 6.12, the two kernels make check runs on), and
+# dm-fault's modules built against it.  Everything lives in build/debug-V/;
+# the kernel is built again only when the fragment or the source tarball
+# changes, the modules every time (make does little when nothing changed).
+# Prints the kernel's release.
 #
-# usage: scripts/debug-kernel.sh
+# usage: scripts/debug-kernel.sh [V]
 #
-#   build/debug-6.1/obj/arch/x86/boot/bzImage   the kernel (O= tree)
-#   build/debug-6.1/mods/lib/modules/KVER       its modules (modules_install)
-#   build/debug-6.1/dm-fault/*.ko                dm-fault's modules for it
+#   build/debug-V/obj/arch/x86/boot/bzImage   the kernel (O= tree)
+#   build/debug-V/mods/lib/modules/KVER       its modules (modules_install)
+#   build/debug-V/dm-fault/*.ko                dm-fault's modules for it
 #
 # DEBUG_KERNEL_JOBS (default 2) is make's -j; everything runs under nice 15.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tarball=/usr/src/linux-source-6.1.tar.xz
+ver=${1:-6.1}
+case $ver in
+6.1 | 6.12) ;;
+*)	echo "debug-kernel: no debug kernel '$ver' (6.1 or 6.12)" >&2; exit 2 ;;
+esac
+tarball=/usr/src/linux-source-$ver.tar.xz
 frag=$top/scripts/debug-kernel.config
-dir=$top/build/debug-6.1
-src=$dir/linux-source-6.1
+dir=$top/build/debug-$ver
+src=$dir/linux-source-$ver
 obj=$dir/obj
 jobs=${DEBUG_KERNEL_JOBS:-2}
 
@@ -30,7 +36,7 @@ kmake() {
 }
 
 [[ -r $tarball ]] || {
-	echo "debug-kernel: $tarball missing (scripts/deps.sh debug)" >&2
+	echo "debug-kernel: $tarball missing (apt-get install linux-source-$ver)" >&2
 	exit 2
 }
 mkdir -p "$dir"
@@ -45,8 +51,8 @@ if [[ "$(cat "$dir/src.stamp" 2>/dev/null)" != "$tstamp" ]]; then
 	echo "$tstamp" >"$dir/src.stamp"
 fi
 
-# The cache key: the fragment's hash.
-key=$(sha256sum "$frag" | cut -d' ' -f1)
+# The cache key: the hash of the fragment's settings (not of its comments).
+key=$(grep -E '^(CONFIG_|# CONFIG_)' "$frag" | sha256sum | cut -d' ' -f1)
 if [[ "$(cat "$dir/stamp" 2>/dev/null)" != "$key" || ! -s $obj/arch/x86/boot/bzImage ]]; then
 	rm -f "$dir/stamp"
 	mkdir -p "$obj"

@@ -16,7 +16,7 @@ vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux jq python3"
 lint="sparse linux-source-6.1 perl"
 fuzz="clang libclang-rt-14-dev"
 bench="gnuplot-nox valgrind"
-debug="linux-source-6.1 flex bison bc libelf-dev libssl-dev"
+debug="linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev"
 
 case "${1:-all}" in
 build)	want="$base" ;;
