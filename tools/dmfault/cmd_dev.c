@@ -298,27 +298,28 @@ DFT_HANDLER(dft_cmd_remove)
 	return ret;
 }
 
-/* The rules a compatibility target made of its table: segment @seg's INFO status. */
-static unsigned int dft_compat_rules(const char *name, unsigned int seg)
+/*
+ * The rules a compatibility target made of its table, from segment @seg's
+ * INFO status; @info holds the device's INFO status, read at the first call.
+ */
+static unsigned int dft_compat_rules(const char *name, struct dft_dev *info, unsigned int seg)
 {
 	struct dft_stats st = { 0 };
 	unsigned int n = 0;
-	struct dft_dev dev;
 	const char *err;
 
-	if (dft_dm_get(name, false, &dev))
+	if (!info->segs && dft_dm_get(name, false, info))
 		return 0;
-	if (seg < dev.nr_segs && !dft_parse_info(dev.segs[seg].params, &st, &err))
+	if (seg < info->nr_segs && !dft_parse_info(info->segs[seg].params, &st, &err))
 		n = st.nr_rules;
 	dft_stats_free(&st);
-	dft_dm_put(&dev);
 	return n;
 }
 
 int dft_list_one(const char *name, struct dft_listed *l)
 {
+	struct dft_dev dev, info = { .nr_segs = 0 };
 	struct dft_table_status ts;
-	struct dft_dev dev;
 	const char *err;
 	unsigned int i;
 	int r;
@@ -344,6 +345,7 @@ int dft_list_one(const char *name, struct dft_listed *l)
 			dft_err("%s: cannot parse the table '%s': %s", name, dev.segs[i].params,
 				err);
 			dft_dm_put(&dev);
+			dft_dm_put(&info);
 			return -EPROTO;
 		}
 		if (!l->segments++) {
@@ -358,10 +360,11 @@ int dft_list_one(const char *name, struct dft_listed *l)
 		}
 		l->rules += ts.nr_rules;
 		if (strcmp(dev.segs[i].type, DFT_TARGET))
-			l->rules += dft_compat_rules(name, i);
+			l->rules += dft_compat_rules(name, &info, i);
 		dft_table_status_free(&ts);
 	}
 	dft_dm_put(&dev);
+	dft_dm_put(&info);
 	return 0;
 }
 

@@ -338,6 +338,23 @@ oom:
 	return -ENOMEM;
 }
 
+/* "<maj:min> <offset>": how the TABLE status of a target with a disk starts. */
+static int dft_parse_table_head(char **s, struct dft_table_status *ts, const char **err)
+{
+	char *tok;
+
+	if (dft_parse_devnum(dft_token(s, " "), ts)) {
+		*err = "bad device number";
+		return -EINVAL;
+	}
+	tok = dft_token(s, " ");
+	if (!tok || dft_parse_u64(tok, &ts->offset)) {
+		*err = "bad offset";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * dft_parse_table_status - parse the TABLE status of a fault target
  * @params: "<maj:min> <offset> [<nr> <rule>... [<n> <feature>...]]"
@@ -349,8 +366,8 @@ oom:
 int dft_parse_table_status(const char *params, struct dft_table_status *ts,
 			   const char **err)
 {
-	char *copy, *s, *tok;
-	int r = -EINVAL;
+	char *copy, *s;
+	int r;
 
 	memset(ts, 0, sizeof(*ts));
 	copy = strdup(params ? params : "");
@@ -359,17 +376,9 @@ int dft_parse_table_status(const char *params, struct dft_table_status *ts,
 		return -ENOMEM;
 	}
 	s = copy;
-	if (dft_parse_devnum(dft_token(&s, " "), ts)) {
-		*err = "bad device number";
-		goto out;
-	}
-	tok = dft_token(&s, " ");
-	if (!tok || dft_parse_u64(tok, &ts->offset)) {
-		*err = "bad offset";
-		goto out;
-	}
-	r = dft_parse_table_rules(s, ts, err);
-out:
+	r = dft_parse_table_head(&s, ts, err);
+	if (!r)
+		r = dft_parse_table_rules(s, ts, err);
 	free(copy);
 	return r;
 }
@@ -387,22 +396,13 @@ out:
 int dft_parse_compat_table(const char *type, const char *params, struct dft_table_status *ts,
 			   const char **err)
 {
-	char buf[256], *s = buf, *tok;
+	char buf[256], *s = buf;
 
 	memset(ts, 0, sizeof(*ts));
 	if (!strcmp(type, "fault-error"))
 		return 0;
 	snprintf(buf, sizeof(buf), "%s", params ? params : "");
-	if (dft_parse_devnum(dft_token(&s, " "), ts)) {
-		*err = "bad device number";
-		return -EINVAL;
-	}
-	tok = dft_token(&s, " ");
-	if (!tok || dft_parse_u64(tok, &ts->offset)) {
-		*err = "bad offset";
-		return -EINVAL;
-	}
-	return 0;
+	return dft_parse_table_head(&s, ts, err);
 }
 
 /* "12.345678" -> microseconds, keeping the text. */
