@@ -104,6 +104,29 @@ static void test_out_env(void)
 	unlink(file);
 }
 
+/* The end of a child's output: what hunt and crashtest say a failed line printed. */
+static void test_file_tail(void)
+{
+	char file[] = "/tmp/dmfault_proc_test.XXXXXX", buf[8], big[64];
+	int fd = mkstemp(file);
+
+	KTAP_EXPECT(fd >= 0);
+	if (fd < 0)
+		return;
+	KTAP_EXPECT_INT_EQ((int)dft_file_tail(file, big, sizeof(big)), 0);
+	KTAP_EXPECT_STR_EQ(big, "");
+	KTAP_EXPECT_INT_EQ((int)write(fd, "first\nthe last\n", 15), 15);
+	/* the last 7 bytes of 15, not the first */
+	KTAP_EXPECT_INT_EQ((int)dft_file_tail(file, buf, sizeof(buf)), 7);
+	KTAP_EXPECT_STR_EQ(buf, "e last\n");
+	KTAP_EXPECT_INT_EQ((int)dft_file_tail(file, big, sizeof(big)), 15);
+	KTAP_EXPECT_STR_EQ(big, "first\nthe last\n");
+	close(fd);
+	unlink(file);
+	KTAP_EXPECT_INT_EQ((int)dft_file_tail(file, big, sizeof(big)), 0);
+	KTAP_EXPECT_STR_EQ(big, "");
+}
+
 static void test_hang(void)
 {
 	char file[] = "/tmp/dmfault_proc_test.XXXXXX", hung[512];
@@ -149,6 +172,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_in_time),
 	KTAP_CASE(test_no_report),
 	KTAP_CASE(test_out_env),
+	KTAP_CASE(test_file_tail),
 	KTAP_CASE(test_hang),
 };
 

@@ -187,20 +187,9 @@ static void dft_ct_drop_caches(struct dft_ct *ct)
 static void dft_ct_print_tail(struct dft_ct *ct)
 {
 	char buf[DFT_CT_TAIL + 1];
-	ssize_t n;
-	int fd = open(ct->out, O_RDONLY);
-	off_t end;
 
-	if (fd < 0)
-		return;
-	end = lseek(fd, 0, SEEK_END);
-	lseek(fd, end > DFT_CT_TAIL ? end - DFT_CT_TAIL : 0, SEEK_SET);
-	n = read(fd, buf, DFT_CT_TAIL);
-	close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
+	if (dft_file_tail(ct->out, buf, sizeof(buf)))
 		fprintf(stderr, "%s", buf);
-	}
 }
 
 static void dft_ct_repro(struct dft_ct *ct, uint64_t point, uint64_t seed, FILE *f)

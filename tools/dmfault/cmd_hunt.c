@@ -38,6 +38,7 @@ struct dft_hunt_path_result {
 	double secs;
 	unsigned int findings;		/* findings seen in this path, repeats included */
 	char skipped[640];		/* why the path did not run, or "" */
+	char teardown[640];		/* why its teardown failed, or "" */
 };
 
 struct dft_hunt {
@@ -122,21 +123,43 @@ static int dft_hunt_select(const struct dft_cmd *cmd, struct dft_hunt *h, int ar
 }
 
 /*
- * Run a shell line of a path (its output only with -v): its exit status, or
- * -errno; past --step-timeout, -ETIMEDOUT, and @hung says where it hung.
+ * Run a path's setup or teardown line (@what): 0 if it exited 0, else its
+ * exit status or -errno (-ETIMEDOUT past --step-timeout) and in @why what
+ * went wrong: "setup hung: " and where, or "setup failed (status 1): " and
+ * the last line it printed (its output is kept in a file, or goes to stderr
+ * with -v).  A teardown that fails leaves its device for the next path,
+ * whose setup then fails: the report must name the first, not the second.
  */
-static int dft_hunt_sh(const struct dft_hunt *h, const char *line, char *hung, size_t len)
+static int dft_hunt_sh(const struct dft_hunt *h, const char *what, const char *line,
+		       char *why, size_t len)
 {
+	const char *out = h->o->verbose ? NULL : DFT_HUNT_DIR "/sh.out";
+	char hung[600], tail[256], *last;
+	size_t n;
 	int r, st;
 
-	*hung = '\0';
+	*why = '\0';
 	if (!line)
 		return 0;
-	r = dft_sh_timeout(line, h->o->verbose ? NULL : "/dev/null", NULL,
-			   h->o->step_timeout, &st, hung, len);
-	if (r)
-		return *hung ? -ETIMEDOUT : r;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (out)
+		unlink(out);
+	r = dft_sh_timeout(line, out, NULL, h->o->step_timeout, &st, hung, sizeof(hung));
+	if (*hung) {
+		snprintf(why, len, "%s hung: %s", what, hung);
+		return -ETIMEDOUT;
+	}
+	if (!r)
+		r = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (!r)
+		return 0;
+	n = out ? dft_file_tail(out, tail, sizeof(tail)) : 0;
+	while (n && (tail[n - 1] == '\n' || tail[n - 1] == ' '))
+		tail[--n] = '\0';
+	last = strrchr(tail, '\n');
+	last = last ? last + 1 : tail;
+	snprintf(why, len, "%s failed (%s %d)%s%s", what, r < 0 ? "error" : "status", r,
+		 n ? ": " : "", n ? last : "");
+	return r;
 }
 
 static void dft_hunt_add(struct dft_hunt *h, const struct dft_step *s, const char *kind,
@@ -221,11 +244,10 @@ static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
 			  struct dft_hunt_path_result *res)
 {
 	const struct dft_hunt_path *p = res->p;
-	char knobs[1024], cmdline[1024], *argv[DFT_HUNT_ARGS + 1], hung[600];
+	char knobs[1024], cmdline[1024], *argv[DFT_HUNT_ARGS + 1];
 	const char *probe = NULL, *old = getenv("DMFAULT_PROBE_FILES");
 	struct dft_opts po;
 	double t0 = dft_now();
-	int r;
 
 	h->cur = res;
 	res->sw = (struct dft_sweep){ .post = p->post, .on_step = dft_hunt_on_step, .ctx = h,
@@ -243,13 +265,7 @@ static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
 	po.sweep = &res->sw;
 	if (h->o->verbose)
 		fprintf(stderr, "hunt: %s: %s\n", p->name, p->cmd);
-	r = dft_hunt_sh(h, p->setup, hung, sizeof(hung));
-	if (*hung) {
-		snprintf(res->skipped, sizeof(res->skipped), "setup hung: %s", hung);
-	} else if (r) {
-		snprintf(res->skipped, sizeof(res->skipped), "setup failed (%s %d)",
-			 r < 0 ? "error" : "status", r);
-	} else {
+	if (!dft_hunt_sh(h, "setup", p->setup, res->skipped, sizeof(res->skipped))) {
 		if (probe)
 			setenv("DMFAULT_PROBE_FILES", probe, 1);
 		dft_cmd_run(cmd, &po, 0, NULL);
@@ -258,13 +274,12 @@ static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
 		else if (probe)
 			unsetenv("DMFAULT_PROBE_FILES");
 	}
-	dft_hunt_sh(h, p->teardown, hung, sizeof(hung));
-	if (*hung) {
+	if (dft_hunt_sh(h, "teardown", p->teardown, res->teardown,
+			sizeof(res->teardown)) == -ETIMEDOUT) {
 		/* a finding of the path, after its last step */
 		struct dft_step t = { .step = res->sw.steps ? res->sw.steps : 1 };
 
-		snprintf(t.hung, sizeof(t.hung), "teardown hung: %.600s", hung);
-		dft_hunt_add(h, &t, "hang", t.hung);
+		dft_hunt_add(h, &t, "hang", res->teardown);
 	}
 	res->secs = dft_now() - t0;
 	free(po.set);
@@ -330,7 +345,10 @@ static const char *dft_hunt_why(const struct dft_hunt_path_result *res)
 	}
 }
 
-/* After the rows: why paths ended early, each finding, then the totals. */
+/*
+ * After the rows: why paths ended early and whose teardown failed, each
+ * finding, then the totals.
+ */
 static void dft_hunt_table(const struct dft_hunt *h, double secs)
 {
 	unsigned long long steps = 0, faults = 0;
@@ -346,6 +364,9 @@ static void dft_hunt_table(const struct dft_hunt *h, double secs)
 		if (why)
 			printf("%s%s: %s: %s\n", n++ ? "" : "\n", h->res[i].p->name,
 			       dft_hunt_end(&h->res[i]), why);
+		if (*h->res[i].teardown)
+			printf("%s%s: %s\n", n++ ? "" : "\n", h->res[i].p->name,
+			       h->res[i].teardown);
 	}
 	for (i = 0; i < h->findings.nr; i++) {
 		f = &h->findings.f[i];
@@ -379,6 +400,7 @@ static void dft_hunt_json_paths(const struct dft_hunt *h, struct dft_json *j)
 		dft_json_double(j, "seconds", res->secs);
 		dft_json_str(j, "end", dft_hunt_end(res));
 		dft_json_str(j, "why", *res->skipped ? res->skipped : res->sw.why);
+		dft_json_str(j, "teardown", res->teardown);
 		dft_json_u64(j, "findings", res->findings);
 		dft_json_end(j, '}');
 	}

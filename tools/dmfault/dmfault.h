@@ -333,6 +333,12 @@ int dft_wait_child(pid_t pid, int *status, unsigned int secs, char *hung, size_t
  */
 int dft_sh_timeout(const char *line, const char *out, char *const *env, unsigned int secs,
 		   int *status, char *hung, size_t len);
+/*
+ * The last @len - 1 bytes of the file at @path, NUL-terminated ("" if it
+ * cannot be read): the end of a child's output, where a failed shell line
+ * says why.  Returns how many bytes were read.
+ */
+size_t dft_file_tail(const char *path, char *buf, size_t len);
 
 /* ---- main.c: the command table and output helpers --------------------------- */
 

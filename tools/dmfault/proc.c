@@ -258,3 +258,22 @@ int dft_sh_timeout(const char *line, const char *out, char *const *env, unsigned
 	}
 	return dft_wait_child(pid, status, secs, hung, len);
 }
+
+size_t dft_file_tail(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = 0;
+	off_t end;
+
+	if (fd >= 0) {
+		end = lseek(fd, 0, SEEK_END);
+		if (end > (off_t)(len - 1))
+			lseek(fd, end - (off_t)(len - 1), SEEK_SET);
+		else
+			lseek(fd, 0, SEEK_SET);
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 ? n : 0;
+}

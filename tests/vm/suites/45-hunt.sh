@@ -90,7 +90,7 @@ print(len(p), sorted(d), sorted(d["paths"][0]), sorted(f[0]) if f else None,
 EOT
 )
 expect "hunt --json: exit 1, the same paths and findings" \
-	"1 4 ['findings', 'paths', 'seconds'] ['command', 'end', 'failed', 'faults', 'findings', 'path', 'seconds', 'steps', 'why'] ['chain', 'fault', 'first_path', 'first_step', 'hits', 'kind', 'paths', 'reproduce', 'what'] lasting damage 1 1 2 2 plant-a plant-b 1 plant-c True lasting damage True" \
+	"1 4 ['findings', 'paths', 'seconds'] ['command', 'end', 'failed', 'faults', 'findings', 'path', 'seconds', 'steps', 'teardown', 'why'] ['chain', 'fault', 'first_path', 'first_step', 'hits', 'kind', 'paths', 'reproduce', 'what'] lasting damage 1 1 2 2 plant-a plant-b 1 plant-c True lasting damage True" \
 	"$rc $shape"
 expect "hunt --json writes nothing on stderr" "" "$(cat $H/err)"
 err=$(dmfault hunt nosuch 2>&1 >/dev/null)
@@ -113,7 +113,7 @@ expect "hunt restores the knobs" "$before" "$(knobs)"
 read -r DA _ <<< "$VM_DISKS"
 cat > $H/catalog-hang <<EOT
 hang||$H/dmf-hunt --hang pipe|||$S
-nosetup|exit 3|$H/dmf-hunt timerfd|||$S
+nosetup|echo no disk here >&2; exit 3|$H/dmf-hunt timerfd||echo left hs behind >&2; exit 4|$S
 EOT
 cat > $H/catalog-stuck <<EOT
 stuck|dmsetup create hs --table "0 8 fault $DA 0 1 stall:op=read"|$H/dmf-hunt timerfd|dd if=/dev/mapper/hs of=/dev/null bs=4k count=1 iflag=direct|dmsetup message hs 0 release; dmsetup remove --retry hs|
@@ -130,12 +130,18 @@ else
 fi
 # why a path ended early or did not run is said after the rows
 if [[ $out =~ hang:\ broken:\ killed\ after\ 2\ s\ \(--step-timeout\) ]] &&
-	[[ $out == *"nosetup: skipped: setup failed (status 3)"* ]] &&
+	[[ $out == *"nosetup: skipped: setup failed (status 3): no disk here"* ]] &&
 	[ "$(echo "$out" | awk '$1 == "nosetup" {print $2, $5}')" = "0 skipped" ]; then
-	ok "why: hang ended broken (its unfaulted step was killed), nosetup skipped (status 3)"
+	ok "why: hang ended broken (its unfaulted step was killed), nosetup skipped (status 3 and its output)"
 else
-	fail "why: hang ended broken (its unfaulted step was killed), nosetup skipped (status 3)" \
+	fail "why: hang ended broken (its unfaulted step was killed), nosetup skipped (status 3 and its output)" \
 		"$out"
+fi
+# a teardown that fails leaves state for the next path: said with its output
+if [[ $out == *"nosetup: teardown failed (status 4): left hs behind"* ]]; then
+	ok "a failed teardown is said, with its status and last line"
+else
+	fail "a failed teardown is said, with its status and last line" "$out"
 fi
 if [[ $out =~ finding\ 1:\ hang:\ killed\ after\ 2\ s\ \(--step-timeout\)\;\ pid\ [0-9]+\ \(dmf-hunt\)\ state\ S ]] &&
 	[[ $out == *"in: hang; first at hang step 1"* ]]; then
