@@ -454,9 +454,9 @@ hunt_paths() {
 	crash|dmsetup create hm $c; $fill|$m crash lose=sectors seed=7|$m recover; $fill; $alive|dmsetup remove hm|$k
 	recover|dmsetup create hm $c; $fill; $m crash lose=writes seed=3|$m recover|$m recover; $alive; $fill; $m crash lose=writes seed=3|dmsetup remove hm|$k
 	mark|dmsetup create hm $c; $fill|$m mark|$alive|dmsetup remove hm|$k
-	suspend-held|$held|dmsetup suspend hm|dmsetup resume hm; $alive|rm -f $H/reading; dmsetup remove --retry hm|$k
-	resume-held|$held; dmsetup suspend hm|dmsetup resume hm|dmsetup resume hm; $alive; dmsetup suspend hm|rm -f $H/reading; dmsetup resume hm; dmsetup remove --retry hm|$k
-	swap|$held; dmsetup suspend hm; dmsetup load hm $c|dmsetup resume hm|dmsetup resume hm; $alive; dmsetup suspend hm; dmsetup load hm $r|rm -f $H/reading; dmsetup resume hm; dmsetup remove --retry hm|$k
+	suspend-held|$held|dmsetup suspend hm|dmsetup resume hm; $alive|$H/unread; dmsetup remove --retry hm|$k
+	resume-held|$held; dmsetup suspend hm|dmsetup resume hm|dmsetup resume hm; $alive; dmsetup suspend hm|dmsetup resume hm; $H/unread; dmsetup remove --retry hm|$k
+	swap|$held; dmsetup suspend hm; dmsetup load hm $c|dmsetup resume hm|dmsetup resume hm; $alive; dmsetup suspend hm; dmsetup load hm $r|dmsetup resume hm; $H/unread; dmsetup remove --retry hm|$k
 	dtr|dmsetup create hm $c; $fill|dmsetup remove hm|dmsetup remove hm; dmsetup create hm $c; $fill|dmsetup remove hm|$k
 	EOT
 }
@@ -469,13 +469,27 @@ if [ "$HUNT_STEPS" -gt 0 ] && [ -d /sys/kernel/debug/dm-fault ]; then
 	# I/O that the delay and stall rules hold while hm is suspended
 	cat > $H/reader <<-EOT
 	#!/bin/sh
+	: > $H/reader.on
 	: > $H/reading
 	while [ -e $H/reading ]; do
 		dd if=/dev/mapper/hm of=/dev/null bs=4k count=64 iflag=direct 2>/dev/null
 		dd if=/dev/zero of=/dev/mapper/hm bs=4k count=16 seek=1120 oflag=direct 2>/dev/null
 	done
+	rm -f $H/reader.on
 	EOT
-	chmod +x $H/reader
+	# the teardown stops the reader and waits (60 s at most) for its last
+	# dd to close hm: else hm is still open when it is removed, stays, and
+	# the next path's setup cannot create it
+	cat > $H/unread <<-EOT
+	#!/bin/sh
+	rm -f $H/reading
+	i=0
+	while [ -e $H/reader.on ] && [ \$i -lt 600 ]; do
+		sleep 0.1
+		i=\$((i + 1))
+	done
+	EOT
+	chmod +x $H/reader $H/unread
 	# the probe file is made again by each path's setup: damage found in
 	# one path does not fail the next paths' probes
 	hunt_paths | awk -F'|' -v OFS='|' -v a=": > $H/alive; " '!/^#/ { $2 = a $2 } 1' > $H/catalog
@@ -493,6 +507,7 @@ if [ "$HUNT_STEPS" -gt 0 ] && [ -d /sys/kernel/debug/dm-fault ]; then
 			fail "hunt $p: swept without a finding" "row: $row"
 		fi
 	done
+	expect "hunt: every path's teardown succeeded" "" "$(echo "$out" | grep 'teardown failed')"
 	expect "hunt: $npaths paths, no finding (exit 0)" "0 0" \
 		"$rc $(echo "$out" | sed -n 's/^hunt: .* \([0-9][0-9]*\) findings\{0,1\} in .*/\1/p')"
 	[ -s $H/damage ] && sed 's/^/# damage: /' $H/damage
