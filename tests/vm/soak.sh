@@ -336,6 +336,12 @@ while :; do
 	sleep 5
 	now=$(date +%s)
 	[ $((now - t0)) -ge "$SECS" ] && [ ! -e $W/stop ] && touch $W/stop && t1=$now
+	# Once stopped, swap and msgs no longer release what sa's stall rules
+	# without a timeout hold: release it here, or a verify round whose
+	# write is held never ends (the 6.1 soak of 2026-12-05: verify_a made
+	# no progress for 120 s after the stop, its writes held by
+	# stall:op=write,p=1%).
+	[ -e $W/stop ] && dmsetup message sa 0 release > /dev/null 2>&1
 	for l in $LOOPS; do
 		v=$(cat $W/$l.vars 2>/dev/null)
 		if [ "$v" != "${seen[$l]}" ]; then
