@@ -94,7 +94,7 @@ int fault_table_parse_features(struct fault_table_args *ta, struct dm_arg_set *a
 			       char **error)
 {
 	static const struct dm_arg _args[] = {
-		{1, 5, "Invalid number of feature args"},
+		{1, 6, "Invalid number of feature args"},
 	};
 	const char *why;
 	unsigned int n;
@@ -148,6 +148,9 @@ static const char * const fault_msg_names[FAULT_NR_MSGS] = {
 	[FAULT_MSG_MARK] = "mark",
 	[FAULT_MSG_RECOVER] = "recover",
 	[FAULT_MSG_LOST] = "lost",
+	[FAULT_MSG_RECORD] = "record",
+	[FAULT_MSG_RECORD_LIST] = "record list",
+	[FAULT_MSG_VIEW] = "view",
 };
 
 /**
@@ -170,8 +173,8 @@ static int fault_msg_unknown(struct fault_msg *m, char **error)
 
 /*
  * A message of one word: "stats", "log" and "reset" with more are no
- * message of ours, as before the cache; the cache's "mark", "recover" and
- * "lost" say that they take no arguments.
+ * message of ours, as before the cache; the cache's "recover" and "lost"
+ * say that they take no arguments.
  */
 static int fault_msg_parse_alone(struct fault_msg *m, unsigned int argc, char **error)
 {
@@ -249,19 +252,20 @@ static int fault_msg_cache_words(struct fault_msg *m, unsigned int argc, char **
 	return 0;
 }
 
-/* cache on [limit=<size>] | cache off */
+/* cache on [limit=<size>] [unit=<size>] | cache off */
 static int fault_msg_parse_cache(struct fault_msg *m, unsigned int argc, char **argv,
 				 char **error)
 {
 	if (argc >= 2 && !strcasecmp(argv[1], "on")) {
 		m->cmd = FAULT_MSG_CACHE_ON;
-		return fault_msg_cache_words(m, argc - 2, argv + 2, FAULT_CKEY_LIMIT, error);
+		return fault_msg_cache_words(m, argc - 2, argv + 2,
+					     FAULT_CKEY_LIMIT | FAULT_CKEY_UNIT, error);
 	}
 	if (argc == 2 && !strcasecmp(argv[1], "off")) {
 		m->cmd = FAULT_MSG_CACHE_OFF;
 		return 0;
 	}
-	*error = "expected 'cache on [limit=<size>]' or 'cache off'";
+	*error = "expected 'cache on [limit=<size>] [unit=<size>]' or 'cache off'";
 	return -EINVAL;
 }
 
@@ -272,6 +276,71 @@ static int fault_msg_parse_crash(struct fault_msg *m, unsigned int argc, char **
 	m->cache.after = FAULT_NR_TRIGGERS;
 	return fault_msg_cache_words(m, argc - 1, argv + 1,
 				     FAULT_CKEY_LOSE | FAULT_CKEY_SEED | FAULT_CKEY_AFTER, error);
+}
+
+/* mark [<label>]: a label of letters, digits and ._:- */
+static int fault_msg_parse_mark(struct fault_msg *m, unsigned int argc, char **argv,
+				char **error)
+{
+	const char *p;
+
+	if (argc == 1)
+		return 0;
+	if (argc > 2)
+		goto bad;
+	m->label = argv[1];
+	if (!*m->label || strlen(m->label) > FAULT_MARK_LABEL_MAX)
+		goto bad;
+	for (p = m->label; *p; p++)
+		if (!isalnum(*p) && !strchr("._:-", *p))
+			goto bad;
+	return 0;
+bad:
+	*error = "takes one label of up to 32 letters, digits and ._:-";
+	return -EINVAL;
+}
+
+/* record | record list <from> */
+static int fault_msg_parse_record(struct fault_msg *m, unsigned int argc, char **argv,
+				  char **error)
+{
+	if (argc == 1)
+		return 0;
+	if (!strcasecmp(argv[1], "list")) {
+		m->cmd = FAULT_MSG_RECORD_LIST;
+		if (argc == 3 && !kstrtou64(argv[2], 10, &m->from) && m->from)
+			return 0;
+	}
+	*error = "expected 'record' or 'record list <from>' (a write number from 1)";
+	return -EINVAL;
+}
+
+/* view keep=<list> [tear=<list>]: the words are read whole here, then again by the cache */
+static int fault_msg_parse_view(struct fault_msg *m, unsigned int argc, char **argv,
+				char **error)
+{
+	struct fault_view v = { .ranges = NULL };
+	const char *why;
+	unsigned int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "keep=", 5) && !m->keep)
+			m->keep = argv[i] + 5;
+		else if (!strncmp(argv[i], "tear=", 5) && !m->tear)
+			m->tear = argv[i] + 5;
+		else
+			goto bad;
+	}
+	if (!m->keep)
+		goto bad;
+	if (fault_view_parse(&v, m->keep, m->tear, &why)) {
+		*error = (char *)why;
+		return -EINVAL;
+	}
+	return 0;
+bad:
+	*error = "expected 'view keep=<list> [tear=<write>:<seed>,...]'";
+	return -EINVAL;
 }
 
 /*
@@ -289,9 +358,11 @@ static const struct {
 	{ FAULT_MSG_RESET, NULL },
 	{ FAULT_MSG_CACHE, fault_msg_parse_cache },
 	{ FAULT_MSG_CRASH, fault_msg_parse_crash },
-	{ FAULT_MSG_MARK, NULL },
+	{ FAULT_MSG_MARK, fault_msg_parse_mark },
 	{ FAULT_MSG_RECOVER, NULL },
 	{ FAULT_MSG_LOST, NULL },
+	{ FAULT_MSG_RECORD, fault_msg_parse_record },
+	{ FAULT_MSG_VIEW, fault_msg_parse_view },
 };
 
 /**

@@ -71,6 +71,9 @@ enum fault_msg_cmd {
 	FAULT_MSG_MARK,
 	FAULT_MSG_RECOVER,
 	FAULT_MSG_LOST,
+	FAULT_MSG_RECORD,
+	FAULT_MSG_RECORD_LIST,
+	FAULT_MSG_VIEW,
 	FAULT_NR_MSGS
 };
 
@@ -80,7 +83,12 @@ struct fault_msg {
 	const char *rule;		/* add, replace: the rule's text, in argv */
 	unsigned int keys;		/* FAULT_CKEY_* of the options given */
 	struct fault_cache_cfg cache;	/* cache on: limit; crash: lose, seed, after */
+	u64 from;			/* record list: the first write listed */
+	const char *label;		/* mark: its label, in argv, or NULL */
+	const char *keep, *tear;	/* view: the values of keep= and tear=, in argv */
 };
+
+#define FAULT_MARK_LABEL_MAX	32
 
 int fault_read_arg(const struct dm_arg *arg, struct dm_arg_set *as, unsigned int *value,
 		   char **error);

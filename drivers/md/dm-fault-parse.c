@@ -689,6 +689,7 @@ static const char * const fault_cache_stat_names[FAULT_NR_CACHE_STATS] = {
 	[FAULT_CS_CRASHES] = "crashes",
 	[FAULT_CS_LOST_WRITES] = "lost_writes",
 	[FAULT_CS_LOST_SECTORS] = "lost_sectors",
+	[FAULT_CS_RECORDED] = "recorded",
 };
 
 const char *fault_cache_stat_name(enum fault_cache_stat i)
@@ -751,6 +752,24 @@ static int fault_parse_trigger(struct fault_cache_cfg *cfg, char *val, const cha
 	return 0;
 }
 
+/*
+ * unit=<size>: a power of two from 512 bytes to 1 MiB, or 0 for the logical
+ * block of the disk below (whether a unit is smaller than that block is the
+ * cache's question: only it knows the disk).
+ */
+static int fault_parse_unit(const char *val, u32 *unit, const char **error)
+{
+	u64 v;
+
+	if (fault_parse_size(val, FAULT_CACHE_UNIT_MAX, &v) ||
+	    (v && (v < 512 || (v & (v - 1))))) {
+		*error = "Invalid tearing unit (0, or a power of two from 512 to 1m)";
+		return -EINVAL;
+	}
+	*unit = v;
+	return 0;
+}
+
 /* One key=value word: the FAULT_CKEY_* bit of its key, or -EINVAL with *@error set. */
 static int fault_cache_cfg_word(struct fault_cache_cfg *cfg, const char *word, unsigned int keys,
 				const char **error)
@@ -798,6 +817,11 @@ static int fault_cache_cfg_word(struct fault_cache_cfg *cfg, const char *word, u
 		if (fault_parse_trigger(cfg, val, error))
 			return -EINVAL;
 		return FAULT_CKEY_AFTER;
+	}
+	if ((keys & FAULT_CKEY_UNIT) && !strcmp(buf, "unit")) {
+		if (fault_parse_unit(val, &cfg->unit, error))
+			return -EINVAL;
+		return FAULT_CKEY_UNIT;
 	}
 	*error = "Unknown cache option";
 	return -EINVAL;
@@ -872,6 +896,8 @@ void fault_cache_cfg_apply(struct fault_cache_cfg *to, const struct fault_cache_
 		to->after = from->after;
 		to->after_n = from->after_n;
 	}
+	if (keys & FAULT_CKEY_UNIT)
+		to->unit = from->unit;
 }
 
 /**
@@ -901,6 +927,8 @@ int fault_cache_cfg_format(const struct fault_cache_cfg *cfg, unsigned int keys,
 		n += scnprintf(buf + n, len - n, " lose=%s", fault_lose_names[cfg->lose]);
 	if ((keys & FAULT_CKEY_SEED) && cfg->seed)
 		n += scnprintf(buf + n, len - n, " seed=%llu", cfg->seed);
+	if ((keys & FAULT_CKEY_UNIT) && cfg->unit)
+		n += scnprintf(buf + n, len - n, " unit=%u", cfg->unit);
 	return n;
 }
 
@@ -926,4 +954,164 @@ int fault_cache_feature_format(const struct fault_cache_cfg *cfg, char *buf, siz
 	for (p = opts; *p; p++)
 		words += *p == ' ';
 	return scnprintf(buf, len, " %u cache%s", words, opts);
+}
+
+/* After an item of a list: 1 at its end, 0 past a comma with more to come, -1 if neither. */
+static int fault_list_next(const char **s)
+{
+	if (!**s)
+		return 1;
+	if (*(*s)++ != ',' || !**s)
+		return -1;
+	return 0;
+}
+
+/* One write number of a view: 1 or more, ended by @end. */
+static int fault_view_number(const char **p, const char *end, u64 *v)
+{
+	char buf[24];
+	size_t n = end - *p;
+
+	if (!n || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, *p, n);
+	buf[n] = '\0';
+	if (buf[0] == '+' || kstrtou64(buf, 10, v) || !*v)
+		return -EINVAL;
+	*p = end;
+	return 0;
+}
+
+/* keep=<n>[-<m>][,...]: ascending ranges that neither overlap nor touch out of order */
+static int fault_view_ranges(struct fault_view *v, const char *s, const char **error)
+{
+	struct fault_range r;
+	int end_of_list;
+	u64 prev = 0;
+	const char *end;
+
+	for (;;) {
+		end = s + strcspn(s, "-,");
+		if (fault_view_number(&s, end, &r.first))
+			goto bad;
+		r.last = r.first;
+		if (*s == '-') {
+			s++;
+			end = s + strcspn(s, ",");
+			if (fault_view_number(&s, end, &r.last) || r.last < r.first)
+				goto bad;
+		}
+		if (r.first <= prev) {
+			*error = "Kept writes must be in ascending order";
+			return -EINVAL;
+		}
+		if (v->nr_ranges == FAULT_VIEW_RANGES) {
+			*error = "Too many kept ranges (at most 65536)";
+			return -EINVAL;
+		}
+		if (v->ranges)
+			v->ranges[v->nr_ranges] = r;
+		v->nr_ranges++;
+		prev = r.last;
+		end_of_list = fault_list_next(&s);
+		if (end_of_list > 0)
+			return 0;
+		if (end_of_list < 0)
+			goto bad;
+	}
+bad:
+	*error = "keep= is all, none or <n>[-<m>][,...] of write numbers from 1";
+	return -EINVAL;
+}
+
+/* Is write @w kept by the ranges counted so far?  Only with v->ranges. */
+static bool fault_view_has(const struct fault_view *v, u64 w)
+{
+	unsigned int lo = 0, hi = v->nr_ranges;
+
+	if (v->all)
+		return true;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (v->ranges[mid].last < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->nr_ranges && v->ranges[lo].first <= w;
+}
+
+/* tear=<w>:<seed>[,...]: ascending writes, each one kept */
+static int fault_view_tears(struct fault_view *v, const char *s, const char **error)
+{
+	struct fault_tear *t;
+	int end_of_list;
+	const char *end;
+	char buf[24];
+	size_t n;
+
+	for (;;) {
+		if (v->nr_tears == FAULT_VIEW_TEARS) {
+			*error = "Too many torn writes (at most 64)";
+			return -EINVAL;
+		}
+		t = &v->tears[v->nr_tears];
+		end = s + strcspn(s, ":,");
+		if (*end != ':' || fault_view_number(&s, end, &t->write))
+			goto bad;
+		s++;
+		n = strcspn(s, ",");
+		if (!n || n >= sizeof(buf))
+			goto bad;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		if (kstrtou64(buf, 0, &t->seed))
+			goto bad;
+		if (v->nr_tears && t->write <= v->tears[v->nr_tears - 1].write) {
+			*error = "Torn writes must be in ascending order";
+			return -EINVAL;
+		}
+		if (v->ranges && !fault_view_has(v, t->write)) {
+			*error = "A torn write must be kept";
+			return -EINVAL;
+		}
+		v->nr_tears++;
+		s += n;
+		end_of_list = fault_list_next(&s);
+		if (end_of_list > 0)
+			return 0;
+		if (end_of_list < 0)
+			goto bad;
+	}
+bad:
+	*error = "tear= is <write>:<seed>[,...]";
+	return -EINVAL;
+}
+
+/**
+ * fault_view_parse - read a crash state of a recording
+ * @v: filled in; @v->ranges: an array of FAULT_VIEW_RANGES, or NULL to
+ *     check the words and count the ranges only (the message parser's
+ *     pass, before the cache has memory for them)
+ * @keep: the value of keep=: all, none, or ascending <n>[-<m>] ranges
+ * @tear: the value of tear=, or NULL
+ * @error: set to a static string naming the problem on failure
+ *
+ * Whether a torn write is kept is checked only with @v->ranges.
+ *
+ * Return: 0, or -EINVAL with *@error set.
+ */
+int fault_view_parse(struct fault_view *v, const char *keep, const char *tear,
+		     const char **error)
+{
+	struct fault_range *ranges = v->ranges;
+
+	memset(v, 0, sizeof(*v));
+	v->ranges = ranges;
+	if (!strcmp(keep, "all"))
+		v->all = true;
+	else if (strcmp(keep, "none") && fault_view_ranges(v, keep, error))
+		return -EINVAL;
+	return tear ? fault_view_tears(v, tear, error) : 0;
 }

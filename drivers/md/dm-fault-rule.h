@@ -129,6 +129,7 @@ struct fault_cache_cfg {
 	u64 seed;
 	enum fault_trigger after;
 	u64 after_n;			/* 1 or more with a trigger */
+	u32 unit;			/* tearing unit, bytes; 0: the logical block */
 };
 
 void fault_cache_cfg_init(struct fault_cache_cfg *cfg);
@@ -153,7 +154,7 @@ enum fault_cache_stat {
 	FAULT_CS_BLOCKS, FAULT_CS_BYTES, FAULT_CS_HIGH_WATER, FAULT_CS_LIMIT,
 	FAULT_CS_WRITES, FAULT_CS_FLUSHES, FAULT_CS_FUA, FAULT_CS_FORCED,
 	FAULT_CS_WRITTEN_BACK, FAULT_CS_CRASHES, FAULT_CS_LOST_WRITES,
-	FAULT_CS_LOST_SECTORS, FAULT_NR_CACHE_STATS
+	FAULT_CS_LOST_SECTORS, FAULT_CS_RECORDED, FAULT_NR_CACHE_STATS
 };
 
 const char *fault_cache_stat_name(enum fault_cache_stat i);
@@ -163,7 +164,35 @@ const char *fault_cache_stat_name(enum fault_cache_stat i);
 #define FAULT_CKEY_LOSE		BIT(1)
 #define FAULT_CKEY_SEED		BIT(2)
 #define FAULT_CKEY_AFTER	BIT(3)
-#define FAULT_CKEY_ALL		(BIT(4) - 1)
+#define FAULT_CKEY_UNIT		BIT(4)
+#define FAULT_CKEY_ALL		(BIT(5) - 1)
+
+/* the largest tearing unit a cache takes */
+#define FAULT_CACHE_UNIT_MAX	BIT(20)
+
+/* A crash state of a recording: the writes it keeps, and those it tears. */
+struct fault_range {
+	u64 first, last;
+};
+
+struct fault_tear {
+	u64 write;
+	u64 seed;
+};
+
+#define FAULT_VIEW_RANGES	65536
+#define FAULT_VIEW_TEARS	64
+
+struct fault_view {
+	bool all;			/* keep=all: every recorded write */
+	unsigned int nr_ranges;
+	struct fault_range *ranges;	/* ascending; NULL: only count and check */
+	unsigned int nr_tears;
+	struct fault_tear tears[FAULT_VIEW_TEARS];
+};
+
+int fault_view_parse(struct fault_view *v, const char *keep, const char *tear,
+		     const char **error);
 
 int fault_rule_cfg_init(struct fault_rule_cfg *cfg);
 void fault_rule_cfg_destroy(struct fault_rule_cfg *cfg);

@@ -113,7 +113,10 @@ struct fault_per_bio {
 	struct fault_rule *rule;		/* rule that acted, holds a reference */
 	struct bvec_iter iter;		/* the data as mapped, for read corruption */
 	struct list_head held;		/* on fc->held while delayed or stalled */
-	u64 due_ns;			/* when a held bio goes, U64_MAX: on release */
+	union {
+		u64 due_ns;		/* when a held bio goes, U64_MAX: on release */
+		u64 barrier;		/* cache: the last write completed at map */
+	};
 	unsigned int bytes;
 	u8 op;
 };

@@ -333,20 +333,20 @@ static void test_json(void)
 static void test_cache_word(void)
 {
 	static const char *const bad[] = {
-		"", ":1:2:3:4:5:6:7:8:9:10:11:12", "on", "on:1:2:3:4:5:6:7:8:9:10:11",
-		"on:1:2:3:4:5:6:7:8:9:10:11:x", "on:1:2:3:4:5:6:7:8:9:10:11:-1",
-		"on:1:2:3:4:5:6:7:8:9:10:11:18446744073709551616",
+		"", ":1:2:3:4:5:6:7:8:9:10:11:12:13", "on", "on:1:2:3:4:5:6:7:8:9:10:11:12",
+		"on:1:2:3:4:5:6:7:8:9:10:11:12:x", "on:1:2:3:4:5:6:7:8:9:10:11:12:-1",
+		"on:1:2:3:4:5:6:7:8:9:10:11:12:18446744073709551616",
 	};
 	struct dft_cache_stat c;
 	unsigned int i;
 
 	KTAP_EXPECT_INT_EQ(dft_parse_cache("-", &c), 1);
-	KTAP_EXPECT_INT_EQ(dft_parse_cache("crashed:1:2:3:4:5:6:7:8:9:10:11:12", &c), 0);
+	KTAP_EXPECT_INT_EQ(dft_parse_cache("crashed:1:2:3:4:5:6:7:8:9:10:11:12:13", &c), 0);
 	KTAP_EXPECT_STR_EQ(c.state, "crashed");
 	for (i = 0; i < DFT_NR_CACHE; i++)
 		ktap_check(c.v[i] == i + 1, "field %s is %llu", dft_cache_stat_name(i),
 			   (unsigned long long)c.v[i]);
-	KTAP_EXPECT_INT_EQ(dft_parse_cache("on:1:2:3:4:5:6:7:8:9:10:11:12:99", &c), 0);
+	KTAP_EXPECT_INT_EQ(dft_parse_cache("on:1:2:3:4:5:6:7:8:9:10:11:12:13:99", &c), 0);
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		ktap_check(dft_parse_cache(bad[i], &c) == -EINVAL, "'%s' refused", bad[i]);
 }

@@ -83,7 +83,7 @@ static void test_table_refused(void)
 		{ "x", "Invalid number of rules" },
 		{ "2 error", "Rule count does not match the rules given" },
 		{ "1 error error", "Rule count does not match the rules given" },
-		{ "0 6 cache a b c d e", "Invalid number of feature args" },
+		{ "0 7 cache a b c d e f", "Invalid number of feature args" },
 		{ "0 2 cache", "Invalid number of feature args" },
 		{ "0 1 frob", "Unknown feature (cache)" },
 		{ "0 2 cache bogus=1", "Unknown cache option" },
@@ -125,6 +125,44 @@ static void test_msg(void)
 	KTAP_EXPECT(m.cmd == FAULT_MSG_CRASH && !m.keys && m.cache.after == FAULT_NR_TRIGGERS);
 	KTAP_EXPECT_INT_EQ(msg("lost", &m, &error), 0);
 	KTAP_EXPECT(m.cmd == FAULT_MSG_LOST);
+	KTAP_EXPECT_INT_EQ(msg("cache on unit=4k", &m, &error), 0);
+	KTAP_EXPECT(m.keys == FAULT_CKEY_UNIT && m.cache.unit == 4096);
+	KTAP_EXPECT_INT_EQ(msg("mark commit-3", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_MARK && !strcmp(m.label, "commit-3"));
+	KTAP_EXPECT_INT_EQ(msg("mark", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_MARK && !m.label);
+	KTAP_EXPECT_INT_EQ(msg("record", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_RECORD);
+	KTAP_EXPECT_INT_EQ(msg("record list 1025", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_RECORD_LIST && m.from == 1025);
+	KTAP_EXPECT_INT_EQ(msg("view keep=1-4,7 tear=4:9", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_VIEW && !strcmp(m.keep, "1-4,7") && !strcmp(m.tear, "4:9"));
+}
+
+/* A view's ranges and tears as the cache reads them, and what it refuses then. */
+static void test_view(void)
+{
+	static struct fault_range ranges[FAULT_VIEW_RANGES];
+	struct fault_view v = { .ranges = ranges };
+	const char *why = NULL;
+
+	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "1-4,7,9-12", "3:5,9:0x10", &why), 0);
+	KTAP_EXPECT(v.ranges == ranges && !v.all && v.nr_ranges == 3 && v.nr_tears == 2);
+	KTAP_EXPECT(ranges[0].first == 1 && ranges[0].last == 4 && ranges[1].first == 7 &&
+		    ranges[1].last == 7 && ranges[2].first == 9 && ranges[2].last == 12);
+	KTAP_EXPECT(v.tears[0].write == 3 && v.tears[0].seed == 5 && v.tears[1].write == 9 &&
+		    v.tears[1].seed == 16);
+	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "none", NULL, &why), 0);
+	KTAP_EXPECT(!v.all && !v.nr_ranges && !v.nr_tears);
+	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "all", "5:1", &why), 0);
+	KTAP_EXPECT(v.all && v.nr_tears == 1);
+	/* only with the ranges at hand: a torn write must be kept */
+	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "1-4", "5:1", &why), -EINVAL);
+	KTAP_EXPECT_STR_EQ(why, "A torn write must be kept");
+	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "none", "1:1", &why), -EINVAL);
+	KTAP_EXPECT_STR_EQ(why, "A torn write must be kept");
+	v.ranges = NULL;
+	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "1-4", "5:1", &why), 0);
 }
 
 /* What is refused, the message it is taken for (for the warning) and why. */
@@ -144,15 +182,57 @@ static void test_msg_refused(void)
 		{ "rule add a b", FAULT_MSG_RULE, "Invalid rule message" },
 		{ "rule remove x", FAULT_MSG_RULE_REMOVE, "Invalid rule id" },
 		{ "release 0", FAULT_MSG_RELEASE, "Invalid rule id" },
-		{ "cache", FAULT_MSG_CACHE, "expected 'cache on [limit=<size>]' or 'cache off'" },
+		{ "cache", FAULT_MSG_CACHE,
+		  "expected 'cache on [limit=<size>] [unit=<size>]' or 'cache off'" },
 		{ "cache off now", FAULT_MSG_CACHE,
-		  "expected 'cache on [limit=<size>]' or 'cache off'" },
+		  "expected 'cache on [limit=<size>] [unit=<size>]' or 'cache off'" },
+		{ "cache on unit=3k", FAULT_MSG_CACHE_ON,
+		  "Invalid tearing unit (0, or a power of two from 512 to 1m)" },
+		{ "cache on unit=256", FAULT_MSG_CACHE_ON,
+		  "Invalid tearing unit (0, or a power of two from 512 to 1m)" },
+		{ "cache on unit=2m", FAULT_MSG_CACHE_ON,
+		  "Invalid tearing unit (0, or a power of two from 512 to 1m)" },
 		{ "cache on lose=all", FAULT_MSG_CACHE_ON, "Unknown cache option" },
 		{ "crash limit=1m", FAULT_MSG_CRASH, "Unknown cache option" },
 		{ "crash lose=some", FAULT_MSG_CRASH,
 		  "Unknown crash policy (all, none, writes, sectors)" },
 		{ "crash seed=12x", FAULT_MSG_CRASH, "Invalid crash seed" },
-		{ "mark now", FAULT_MSG_MARK, "takes no arguments" },
+		{ "mark now later", FAULT_MSG_MARK,
+		  "takes one label of up to 32 letters, digits and ._:-" },
+		{ "mark a/b", FAULT_MSG_MARK, "takes one label of up to 32 letters, digits and ._:-" },
+		{ "mark 0123456789abcdef0123456789abcdefX", FAULT_MSG_MARK,
+		  "takes one label of up to 32 letters, digits and ._:-" },
+		{ "recover now", FAULT_MSG_RECOVER, "takes no arguments" },
+		{ "record now", FAULT_MSG_RECORD,
+		  "expected 'record' or 'record list <from>' (a write number from 1)" },
+		{ "record list 0", FAULT_MSG_RECORD_LIST,
+		  "expected 'record' or 'record list <from>' (a write number from 1)" },
+		{ "record list", FAULT_MSG_RECORD_LIST,
+		  "expected 'record' or 'record list <from>' (a write number from 1)" },
+		{ "view", FAULT_MSG_VIEW, "expected 'view keep=<list> [tear=<write>:<seed>,...]'" },
+		{ "view keep=1 keep=2", FAULT_MSG_VIEW,
+		  "expected 'view keep=<list> [tear=<write>:<seed>,...]'" },
+		{ "view tear=1:2", FAULT_MSG_VIEW,
+		  "expected 'view keep=<list> [tear=<write>:<seed>,...]'" },
+		{ "view keep=0", FAULT_MSG_VIEW,
+		  "keep= is all, none or <n>[-<m>][,...] of write numbers from 1" },
+		{ "view keep=3-2", FAULT_MSG_VIEW,
+		  "keep= is all, none or <n>[-<m>][,...] of write numbers from 1" },
+		{ "view keep=1,", FAULT_MSG_VIEW,
+		  "keep= is all, none or <n>[-<m>][,...] of write numbers from 1" },
+		{ "view keep=1-", FAULT_MSG_VIEW,
+		  "keep= is all, none or <n>[-<m>][,...] of write numbers from 1" },
+		{ "view keep=+1", FAULT_MSG_VIEW,
+		  "keep= is all, none or <n>[-<m>][,...] of write numbers from 1" },
+		{ "view keep=18446744073709551616", FAULT_MSG_VIEW,
+		  "keep= is all, none or <n>[-<m>][,...] of write numbers from 1" },
+		{ "view keep=2,1", FAULT_MSG_VIEW, "Kept writes must be in ascending order" },
+		{ "view keep=1-3,3", FAULT_MSG_VIEW, "Kept writes must be in ascending order" },
+		{ "view keep=all tear=1", FAULT_MSG_VIEW, "tear= is <write>:<seed>[,...]" },
+		{ "view keep=all tear=1:", FAULT_MSG_VIEW, "tear= is <write>:<seed>[,...]" },
+		{ "view keep=all tear=1:x", FAULT_MSG_VIEW, "tear= is <write>:<seed>[,...]" },
+		{ "view keep=all tear=2:1,1:1", FAULT_MSG_VIEW,
+		  "Torn writes must be in ascending order" },
 	};
 	struct fault_msg m;
 	unsigned int i;
@@ -191,6 +271,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_table_refused),
 	KTAP_CASE(test_msg),
 	KTAP_CASE(test_msg_refused),
+	KTAP_CASE(test_view),
 	KTAP_CASE(test_crash_apply),
 };
 

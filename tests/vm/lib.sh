@@ -186,8 +186,9 @@ dmf_unload() {
 	"$top/tests/vm/unload" "$@"
 }
 
-# nullb_create NAME SIZE_MB [memory_backed(0|1)]: a null_blk device through
-# configfs; prints its /dev path.
+# nullb_create NAME SIZE_MB [memory_backed(0|1) [BLOCKSIZE [discard]]]: a
+# null_blk device through configfs (512-byte blocks unless BLOCKSIZE says);
+# prints its /dev path.
 nullb_create() {
 	local d=/sys/kernel/config/nullb/$1
 
@@ -196,7 +197,8 @@ nullb_create() {
 	mkdir "$d" || return 1
 	echo "$2" > "$d/size"
 	echo "${3:-1}" > "$d/memory_backed"
-	echo 512 > "$d/blocksize" 2>/dev/null
+	echo "${4:-512}" > "$d/blocksize" 2>/dev/null
+	[ "$5" = discard ] && echo 1 > "$d/discard"
 	echo 1 > "$d/power"
 	echo "/dev/$1"
 }

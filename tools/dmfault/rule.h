@@ -33,7 +33,7 @@ int dft_cache_option_check(const char *word, const char **why);
 enum {
 	DFT_C_BLOCKS, DFT_C_BYTES, DFT_C_HWM, DFT_C_LIMIT, DFT_C_WRITES, DFT_C_FLUSHES,
 	DFT_C_FUA, DFT_C_FORCED, DFT_C_WRITTEN_BACK, DFT_C_CRASHES, DFT_C_LOST_WRITES,
-	DFT_C_LOST_SECTORS, DFT_NR_CACHE
+	DFT_C_LOST_SECTORS, DFT_C_RECORDED, DFT_NR_CACHE
 };
 
 const char *dft_cache_stat_name(unsigned int i);

@@ -9,7 +9,7 @@
  * init writes write number 0 over the first SECTORS sectors and fsyncs.
  * write issues NWRITES O_DIRECT writes of 1 to 16 sectors at seeded places
  * in that region, some followed by fdatasync() (a flush), some with O_DSYNC
- * (FUA); after each it reads back a seeded range and checks that every
+ * (on a block device a FUA write and then a flush); after each it reads back a seeded range and checks that every
  * sector holds the newest write (reads see the cache, also in part).  LOG
  * gets one line per write: number, sector, count, durable (1 once a flush
  * or FUA covering it completed).  Each sector written holds a header (magic,
@@ -22,8 +22,8 @@
  *     there (the durable set, exactly), and nothing else;
  *   - no durable write lost any sector (the cache's contract);
  *   - the totals line agrees with the list;
- *   - POLICY all: every write after the last flush or FUA lost all its
- *     sectors; none: nothing lost; writes: a write is lost whole or kept.
+ *   - POLICY all: every write neither flushed nor FUA lost all its sectors;
+ *     none: nothing lost; writes: a write is lost whole or kept.
  * It prints "ok sectors=N lost_writes=N lost_sectors=N" or the first
  * problems, and exits 0 if all is well, 1 if not, 2 on error.
  */
@@ -146,9 +146,11 @@ static int cmd_write(const char *dev, uint64_t sectors, uint64_t n, uint64_t see
 		w[i].sector = s;
 		w[i].nr = nr;
 		switch ((r >> 40) % 12) {
-		case 0:	/* FUA: durable itself */
+		case 0:	/* O_DSYNC on a block device: FUA, then a flush */
 			pwrite_all(fua, buf, nr * SECT, s * SECT);
-			w[i].durable = 1;
+			for (j = last_durable + 1; j <= i; j++)
+				w[j].durable = 1;
+			last_durable = i;
 			break;
 		case 1:	/* then a flush: everything so far is durable */
 			pwrite_all(fd, buf, nr * SECT, s * SECT);
@@ -254,7 +256,7 @@ static struct wr *read_log(const char *name, uint64_t *n)
 static int cmd_verify(const char *dev, uint64_t sectors, const char *logname,
 		      const char *lostname, const char *policy)
 {
-	uint64_t n, i, j, s, tw, ts, sum = 0, bad = 0, last_sync = 0;
+	uint64_t n, i, j, s, tw, ts, sum = 0, bad = 0;
 	struct wr *w = read_log(logname, &n);
 	size_t nlost, k;
 	struct lost *l = read_lost(lostname, &nlost, &tw, &ts);
@@ -289,8 +291,6 @@ static int cmd_verify(const char *dev, uint64_t sectors, const char *logname,
 		}
 	}
 	for (i = 1; i <= n; i++) {
-		if (w[i].durable)
-			last_sync = i;
 		if (!lostcnt[i])
 			continue;
 		nlw++;
@@ -304,8 +304,9 @@ static int cmd_verify(const char *dev, uint64_t sectors, const char *logname,
 			" writes %" PRIu64 " sectors\n", tw, ts, nlw, sum);
 	if (policy && !strcmp(policy, "none") && sum)
 		PROBLEM("lose=none lost %" PRIu64 " sectors\n", sum);
-	for (i = last_sync + 1; policy && !strcmp(policy, "all") && i <= n; i++)
-		if (lostcnt[i] != w[i].nr)
+	/* a FUA write makes itself durable, not the writes before it */
+	for (i = 1; policy && !strcmp(policy, "all") && i <= n; i++)
+		if (!w[i].durable && lostcnt[i] != w[i].nr)
 			PROBLEM("lose=all kept %" PRIu64 " sectors of unflushed write %" PRIu64 "\n",
 				w[i].nr - lostcnt[i], i);
 

@@ -170,7 +170,8 @@ refused "a limit below 64k is refused" "cache on: Invalid cache limit" \
 	dmsetup message c 0 cache on limit=4k
 refused "a limit above half the memory is refused" "cache on: Cache limit is more than half" \
 	dmsetup message c 0 cache on limit=1024g
-refused "mark takes no arguments" "mark takes no arguments" dmsetup message c 0 mark now
+refused "mark takes one label" "mark takes one label of up to 32 letters, digits and \._:-" \
+	dmsetup message c 0 mark now later
 expect "refusals left the cache on" on "$(cache_field c 1)"
 dm_refused "an unknown feature is refused" fault "Unknown feature \(cache\)" \
 	"0 $S fault $NB 0 0 1 cachez"
