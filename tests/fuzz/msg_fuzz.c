@@ -39,7 +39,7 @@ static void __noreturn fz_fail(const char *what, const char *detail)
 static unsigned int fz_keys(enum fault_msg_cmd cmd)
 {
 	if (cmd == FAULT_MSG_CACHE_ON)
-		return FAULT_CKEY_LIMIT;
+		return FAULT_CKEY_LIMIT | FAULT_CKEY_UNIT;
 	if (cmd == FAULT_MSG_CRASH)
 		return FAULT_CKEY_LOSE | FAULT_CKEY_SEED | FAULT_CKEY_AFTER;
 	return 0;
@@ -48,6 +48,31 @@ static unsigned int fz_keys(enum fault_msg_cmd cmd)
 static bool fz_has_id(enum fault_msg_cmd cmd)
 {
 	return cmd >= FAULT_MSG_RULE_REPLACE && cmd <= FAULT_MSG_RULE_DISABLE;
+}
+
+/*
+ * A view the parser took reads again with the ranges at hand: ascending,
+ * disjoint, from 1; a refusal then is only for a torn write not kept.
+ */
+static void fz_view(const struct fault_msg *m)
+{
+	static struct fault_range ranges[FAULT_VIEW_RANGES];
+	struct fault_view v = { .ranges = ranges };
+	const char *why = NULL;
+	unsigned int i;
+
+	if (fault_view_parse(&v, m->keep, m->tear, &why)) {
+		if (!why || strcmp(why, "A torn write must be kept"))
+			fz_fail("view refused with its ranges", why ? why : "no reason");
+		return;
+	}
+	for (i = 0; i < v.nr_ranges; i++)
+		if (!ranges[i].first || ranges[i].last < ranges[i].first ||
+		    (i && ranges[i].first <= ranges[i - 1].last))
+			fz_fail("view", "ranges not ascending and disjoint");
+	for (i = 1; i < v.nr_tears; i++)
+		if (v.tears[i].write <= v.tears[i - 1].write)
+			fz_fail("view", "torn writes not ascending");
 }
 
 static void fz_check(const struct fault_msg *m, unsigned int argc, char **argv)
@@ -75,6 +100,18 @@ static void fz_check(const struct fault_msg *m, unsigned int argc, char **argv)
 		fz_fail("accepted", "an unknown policy or trigger");
 	if (c->after != FAULT_TRIG_NONE && c->after != FAULT_NR_TRIGGERS && !c->after_n)
 		fz_fail("accepted", "a trigger at 0");
+	if ((m->keys & FAULT_CKEY_UNIT) && c->unit &&
+	    (c->unit < 512 || c->unit > FAULT_CACHE_UNIT_MAX || (c->unit & (c->unit - 1))))
+		fz_fail("accepted", "a tearing unit that is not a power of two from 512 to 1m");
+	if ((m->cmd == FAULT_MSG_RECORD_LIST) != !!m->from)
+		fz_fail("accepted", "a first write where none belongs, or none");
+	if (m->label && (m->cmd != FAULT_MSG_MARK || !*m->label ||
+			 strlen(m->label) > FAULT_MARK_LABEL_MAX))
+		fz_fail("accepted", "a label where none belongs, or a bad one");
+	if ((m->cmd == FAULT_MSG_VIEW) != !!m->keep || (m->tear && !m->keep))
+		fz_fail("accepted", "a view's words where none belong, or none");
+	if (m->keep)
+		fz_view(m);
 }
 
 /* The message's words, the options given in a fixed order. */
@@ -99,6 +136,21 @@ static void fz_format(const struct fault_msg *m, char *buf, size_t len)
 	else if (m->keys & FAULT_CKEY_AFTER)
 		n += snprintf(buf + n, len - n, " after=%s:%llu", fault_trigger_name(c->after),
 			      c->after_n);
+	if (m->keys & FAULT_CKEY_UNIT)
+		n += snprintf(buf + n, len - n, " unit=%u", c->unit);
+	if (m->from)
+		n += snprintf(buf + n, len - n, " %llu", m->from);
+	if (m->label)
+		n += snprintf(buf + n, len - n, " %s", m->label);
+	if (m->keep)
+		n += snprintf(buf + n, len - n, " keep=%s", m->keep);
+	if (m->tear)
+		n += snprintf(buf + n, len - n, " tear=%s", m->tear);
+}
+
+static bool fz_same_str(const char *a, const char *b)
+{
+	return !a == !b && (!a || !strcmp(a, b));
 }
 
 static bool fz_same(const struct fault_msg *a, const struct fault_msg *b)
@@ -108,7 +160,9 @@ static bool fz_same(const struct fault_msg *a, const struct fault_msg *b)
 	return a->cmd == b->cmd && a->id == b->id && a->keys == b->keys &&
 	       !a->rule == !b->rule && (!a->rule || !strcmp(a->rule, b->rule)) &&
 	       x->limit == y->limit && x->lose == y->lose && x->seed == y->seed &&
-	       x->after == y->after && x->after_n == y->after_n;
+	       x->after == y->after && x->after_n == y->after_n && x->unit == y->unit &&
+	       a->from == b->from && fz_same_str(a->label, b->label) &&
+	       fz_same_str(a->keep, b->keep) && fz_same_str(a->tear, b->tear);
 }
 
 /* Parse the words of @s, split in place: the parser's return, 1 if too many. */
