@@ -9,7 +9,8 @@
 #   make check-debug the VM suites on a KASAN/lockdep/kmemleak kernel built from
 #                   linux-source-6.1 and one from linux-source-6.12 (DEBUG_KERNELS:
 #                   one of them; slow: not part of make check)
-#   make demo       a fault device under fio in a VM, with its statistics
+#   make demo       a fault device under fio in a VM, with its statistics and a
+#                   picture of faults and latency by the second (build/demo.png)
 #   make hunt       dmfault hunt over its whole catalogue in a VM, each kernel in
 #                   turn (HUNT_STEPS steps a path, default 150; HUNT_PATHS: some)
 #   make soak       tests/vm/soak.sh in a VM, each kernel in turn: SOAK_SECONDS
@@ -79,9 +80,11 @@ check-debug: deps-debug
 		p=$$((p + $${l%% *})); l=$${l#*, }; f=$$((f + $${l%% *})); \
 	done; echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
 
-demo: deps-check
+demo: deps-demo
 	@$(MAKE) -s modules tools
-	@k="$(K)"; tests/vm/run --kernel "$${k##* }" --disk 512M -- tests/demo.sh
+	@mkdir -p build; k="$(K)"; set -o pipefail; \
+		tests/vm/run --kernel "$${k##* }" --disk 512M -- tests/demo.sh | tee build/demo.log
+	@scripts/demo-plot.sh build/demo.log build/demo.png
 
 # About 25 minutes a kernel on two shared cores: not part of make check.
 hunt: deps-check

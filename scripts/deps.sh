@@ -5,7 +5,7 @@
 # As root, missing packages are installed with apt-get; otherwise the exact
 # apt-get line is printed and the script fails.
 #
-# usage: scripts/deps.sh [build|check|lint|bench|debug|all]
+# usage: scripts/deps.sh [build|check|demo|lint|bench|debug|all]
 set -eu
 
 base="make gcc libc6-dev kmod cpio xz-utils zstd
@@ -21,11 +21,12 @@ debug="linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev"
 case "${1:-all}" in
 build)	want="$base" ;;
 check)	want="$base $vm $fuzz $lint" ;;
+demo)	want="$base $vm gnuplot-nox" ;;
 lint)	want="$base $lint" ;;
 bench)	want="$base $vm $bench" ;;
 debug)	want="$base $vm $debug" ;;
 all)	want="$base $vm $lint $fuzz $bench $debug" ;;
-*)	echo "usage: $0 [build|check|lint|bench|debug|all]" >&2; exit 2 ;;
+*)	echo "usage: $0 [build|check|demo|lint|bench|debug|all]" >&2; exit 2 ;;
 esac
 
 missing=
