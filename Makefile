@@ -20,6 +20,11 @@
 #                   console in soak-KVER.log.  Not part of make check
 #   make lint       checkpatch --strict, sparse (C=1), W=1: warnings are errors
 #   make bench      side-by-side ratios under QEMU -icount
+#   make install    the modules under /lib/modules/KVER/updates/dm-fault (and
+#                   depmod), dmfault, its man page and bash completion under
+#                   PREFIX (/usr/local); DESTDIR honoured.  make uninstall
+#   make dkms-install  the sources to /usr/src/dm-fault-VERSION, then dkms
+#                   add, build and install for every kernel with headers
 #   make clean
 #
 # KVERS=... restricts the kernels (default: every /lib/modules/*/build).
@@ -32,7 +37,12 @@ K = $${KVERS:-$$(scripts/kvers.sh)}
 export KVERS
 SRCS := Kbuild lib drivers mm include
 
-.PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt soak lint bench clean deps
+.PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt soak lint bench \
+	install uninstall dkms-install dkms-uninstall clean deps
+
+PREFIX ?= /usr/local
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC = $(DESTDIR)/usr/src/dm-fault-$(VERSION)
 
 all: modules tools
 
@@ -115,6 +125,38 @@ lint: deps-lint
 bench: deps-bench
 	@$(MAKE) -s modules tools
 	@bench/run $(K)
+
+# depmod only for the running system's tree, not a DESTDIR
+install: modules tools
+	@set -e; for k in $(K); do \
+		install -D -m 644 -t $(DESTDIR)/lib/modules/$$k/updates/dm-fault build/$$k/*.ko; \
+		[ -n "$(DESTDIR)" ] || depmod -a $$k; \
+	done
+	@install -D -m 755 tools/dmfault/dmfault $(DESTDIR)$(PREFIX)/sbin/dmfault
+	@install -D -m 644 tools/dmfault/dmfault.8 $(DESTDIR)$(PREFIX)/share/man/man8/dmfault.8
+	@install -D -m 644 tools/dmfault/dmfault.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/dmfault
+
+uninstall:
+	@set -e; for k in $(K); do \
+		rm -rf $(DESTDIR)/lib/modules/$$k/updates/dm-fault; \
+		[ -n "$(DESTDIR)" ] || depmod -a $$k; \
+	done
+	@rm -f $(DESTDIR)$(PREFIX)/sbin/dmfault $(DESTDIR)$(PREFIX)/share/man/man8/dmfault.8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/dmfault
+
+# what DKMS builds from: the Kbuild tree and dkms.conf
+dkms-src:
+	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	@cp -r Kbuild dkms.conf lib drivers mm include $(DKMS_SRC)/
+
+dkms-install: deps-build dkms-src
+	@dkms add -m dm-fault -v $(VERSION)
+	@dkms install -m dm-fault -v $(VERSION) $(if $(KVERS),$(addprefix -k ,$(KVERS)),--all)
+
+dkms-uninstall:
+	@dkms remove -m dm-fault -v $(VERSION) --all
+	@rm -rf $(DKMS_SRC)
 
 clean:
 	rm -rf build

@@ -13,6 +13,7 @@ base="make gcc libc6-dev kmod cpio xz-utils zstd
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	libdevmapper-dev dmsetup"
 vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux jq python3"
+pkg="dkms man-db"
 lint="sparse linux-source-6.1 perl"
 fuzz="clang libclang-rt-14-dev"
 bench="gnuplot-nox valgrind"
@@ -20,12 +21,12 @@ debug="linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev"
 
 case "${1:-all}" in
 build)	want="$base" ;;
-check)	want="$base $vm $fuzz $lint" ;;
+check)	want="$base $vm $fuzz $lint $pkg" ;;
 demo)	want="$base $vm gnuplot-nox" ;;
 lint)	want="$base $lint" ;;
 bench)	want="$base $vm $bench" ;;
 debug)	want="$base $vm $debug" ;;
-all)	want="$base $vm $lint $fuzz $bench $debug" ;;
+all)	want="$base $vm $lint $fuzz $bench $debug $pkg gnuplot-nox" ;;
 *)	echo "usage: $0 [build|check|demo|lint|bench|debug|all]" >&2; exit 2 ;;
 esac
 

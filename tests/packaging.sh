@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make install and DKMS, on the host (make check runs it before the VMs):
+# make install DESTDIR=... lays out the modules for each kernel, dmfault,
+# its man page and completion, and make uninstall takes them all away;
+# dkms builds the three modules from the tree make dkms-src lays out, for
+# every kernel, in a private DKMS tree (nothing of the system's touched);
+# and in a VM per kernel, modprobe over the installed tree loads dm-fault
+# with dmf_engine under it, and a fault device works.  KTAP out, last line
+# "P passed, F failed".
+#
+# usage: tests/packaging.sh KVER...
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+. tests/vm/lib.sh
+KVER=host
+ktap_begin packaging host
+
+tmp=$(mktemp -d /tmp/dmf-packaging.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+root=$tmp/root
+
+check "make install DESTDIR" make -s install DESTDIR="$root" PREFIX=/usr KVERS="$*"
+for k in "$@"; do
+	expect "$k: the three modules under updates/dm-fault" "dm-fault.ko dmf_alloc.ko dmf_engine.ko" \
+		"$(ls "$root/lib/modules/$k/updates/dm-fault" | paste -sd' ')"
+done
+for f in sbin/dmfault share/man/man8/dmfault.8 share/bash-completion/completions/dmfault; do
+	check "installed: /usr/$f" test -s "$root/usr/$f"
+done
+check "the installed dmfault runs" "$root/usr/sbin/dmfault" rule check "error:op=read,p=1%"
+check "its man page formats" bash -c "man -l '$root/usr/share/man/man8/dmfault.8' > /dev/null"
+check "make uninstall DESTDIR" make -s uninstall DESTDIR="$root" PREFIX=/usr KVERS="$*"
+expect "nothing of ours is left" "" "$(find "$root" -type f)"
+
+# the VM checks need an installed tree; depmod it as the system would
+check "make install DESTDIR again, for modprobe" \
+	make -s install DESTDIR="$root" PREFIX=/usr KVERS="$*"
+for k in "$@"; do
+	mkdir -p "$root/lib/modules/$k/kernel"
+	check "$k: depmod -b on the tree" depmod -b "$root" "$k"
+	expect "$k: dm-fault depends on dmf_engine" "updates/dm-fault/dmf_engine.ko" \
+		"$(awk -F': ' '$1 ~ /dm-fault.ko$/ {print $2}' "$root/lib/modules/$k/modules.dep")"
+done
+
+if command -v dkms > /dev/null; then
+	check "make dkms-src lays out the DKMS source" make -s dkms-src DESTDIR="$tmp/src"
+	v=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+	d=(--sourcetree "$tmp/src/usr/src" --dkmstree "$tmp/dkms")
+	mkdir -p "$tmp/dkms"
+	check "dkms add" dkms add "${d[@]}" -m dm-fault -v "$v"
+	for k in "$@"; do
+		check "dkms build for $k" dkms build "${d[@]}" -m dm-fault -v "$v" -k "$k"
+		b=$tmp/dkms/dm-fault/$v/$k/x86_64/module
+		expect "$k: dkms built the three modules, for $k" "3 $k" \
+			"$(ls "$b" 2>/dev/null | grep -c '\.ko') $(modinfo -F vermagic "$b"/dm-fault.ko* |
+				awk '{print $1}')"
+	done
+else
+	fail "dkms" "dkms is not installed (scripts/deps.sh check installs it)"
+fi
+
+# modprobe in a VM, over the installed tree, with the modules of the checkout
+# out of the way: tests/vm/run's guest sees the host's /tmp
+for k in "$@"; do
+	out=$(tests/vm/run --kernel "$k" --timeout 300 -- bash -c "
+		modprobe dm-mod && modprobe -d '$root' dm-fault || exit 1
+		lsmod | awk '\$1 ~ /^(dm_fault|dmf_engine)\$/ {print \$1}' | sort | paste -sd' '
+		modprobe null_blk nr_devices=1 gb=1 && dmsetup create pk --table \
+			\"0 \$(blockdev --getsz /dev/nullb0) fault /dev/nullb0 0 1 error:op=read\" &&
+		! dd if=/dev/mapper/pk of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
+		dmsetup status pk | awk '{print \$5}' && dmsetup remove pk &&
+		modprobe -d '$root' -r dm-fault && echo unloaded" 2>&1)
+	expect "$k: modprobe -d loads dm-fault and dmf_engine; a read fails as its rule says; unload" \
+		"dm_fault dmf_engine|read:1:4096:1:4096|unloaded" \
+		"$(echo "$out" | grep -E '^(dm_fault|read:|unloaded)' | paste -sd'|')"
+	echo "$out" | grep -q '^unloaded' || echo "$out" | tail -n 5 | sed 's/^/# /'
+done
+ktap_end
+echo "$_ktap_pass passed, $_ktap_fail failed"
