@@ -1558,6 +1558,7 @@ static int fault_cache_msg_record(struct fault_c *fc)
 	struct fault_cache *c = fc->cache;
 	const char *error = NULL;
 	struct fault_rec *rec;
+	int r;
 
 	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
 	if (rec) {
@@ -1565,7 +1566,8 @@ static int fault_cache_msg_record(struct fault_c *fc)
 		rec->marks = kcalloc(FAULT_REC_MARKS, sizeof(*rec->marks), GFP_KERNEL);
 	}
 	if (!rec || !rec->barriers || !rec->marks) {
-		error = "Cannot allocate the recording";
+		fault_cache_refuse(fc, "record", "Cannot allocate the recording");
+		r = -ENOMEM;
 		goto out;
 	}
 	fault_cache_quiesce(c);
@@ -1576,7 +1578,9 @@ static int fault_cache_msg_record(struct fault_c *fc)
 	else if (fault_cache_sync(c, U64_MAX))
 		error = "write-back failed";
 	spin_lock(&c->lock);
-	if (!error && c->state == FAULT_CACHE_ON) {
+	if (!error && c->state != FAULT_CACHE_ON)
+		error = "the cache is not on";
+	if (!error) {
 		rec->base = c->wseq;
 		c->rec = rec;
 		c->st.recorded = 0;
@@ -1585,13 +1589,14 @@ static int fault_cache_msg_record(struct fault_c *fc)
 	}
 	spin_unlock(&c->lock);
 	mutex_unlock(&c->mutex);
+	r = fault_cache_refuse(fc, "record", error);
 out:
 	if (rec) {
 		kvfree(rec->barriers);
 		kfree(rec->marks);
 		kfree(rec);
 	}
-	return fault_cache_refuse(fc, "record", error);
+	return r;
 }
 
 static const char *fault_cw_kind_name(u32 flags)
@@ -1713,6 +1718,7 @@ static int fault_cache_msg_view(struct fault_c *fc, const struct fault_msg *m)
 	struct fault_view *v;
 	struct fault_cw *scratch = NULL;
 	const char *error = NULL;
+	bool nomem;
 
 	v = kzalloc(sizeof(*v), GFP_KERNEL);
 	if (!v || fault_view_parse(v, m->keep, m->tear, &error))
@@ -1731,11 +1737,14 @@ static int fault_cache_msg_view(struct fault_c *fc, const struct fault_msg *m)
 	fault_cw_free_list(c, scratch);
 	mutex_unlock(&c->mutex);
 out:
-	if (!v || (!v->ranges && !error))
-		error = "Cannot allocate the view";
+	nomem = !error && (!v || !v->ranges);
 	if (v)
 		kvfree(v->ranges);
 	kfree(v);
+	if (nomem) {
+		fault_cache_refuse(fc, "view", "Cannot allocate the view");
+		return -ENOMEM;
+	}
 	return fault_cache_refuse(fc, "view", error);
 }
 

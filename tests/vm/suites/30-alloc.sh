@@ -671,6 +671,35 @@ sweep_remove_cleanup() {
 	fi
 }
 sweep remove "$DMSETUP create dmfa-sw --table '$TABLE'" sweep_remove_cleanup -- remove dmfa-sw
+# the write cache's recording and views: a failed step leaves the state it found
+CTABLE="$TABLE 1 cache"
+cache_state() {
+	$DMSETUP status dmfa-sw | awk '{split($NF, f, ":"); print f[1]}'
+}
+sweep_record_cleanup() {
+	local st
+
+	st=$(cache_state)
+	[ "$st" = "$([ "$src" -eq 0 ] && echo recording || echo on)" ] ||
+		{ echo "# step $n: exit $src, the cache is $st"; return 1; }
+	$DMSETUP remove dmfa-sw
+}
+sweep record "$DMSETUP create dmfa-sw --table '$CTABLE'" sweep_record_cleanup \
+	-- message dmfa-sw 0 record
+record_setup() {
+	$DMSETUP create dmfa-sw --table "$CTABLE" && $DMSETUP message dmfa-sw 0 record &&
+	dd if=/dev/zero of=/dev/mapper/dmfa-sw bs=4k count=3 oflag=direct status=none &&
+	$DMSETUP message dmfa-sw 0 crash > /dev/null
+}
+sweep_view_cleanup() {
+	local st
+
+	st=$(cache_state)
+	[ "$st" = "$([ "$src" -eq 0 ] && echo view || echo crashed)" ] ||
+		{ echo "# step $n: exit $src, the cache is $st"; return 1; }
+	$DMSETUP remove dmfa-sw
+}
+sweep view record_setup sweep_view_cleanup -- message dmfa-sw 0 "view keep=1,3 tear=3:7"
 expect "sweeps leave no dm device" "" "$($DMSETUP ls | grep dmfa)"
 
 # --- arming and disarming under I/O --------------------------------------------
