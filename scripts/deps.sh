@@ -12,7 +12,7 @@ base="make gcc libc6-dev kmod cpio xz-utils zstd
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	libdevmapper-dev dmsetup"
-vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux jq python3"
+vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux jq python3 sqlite3"
 pkg="dkms man-db"
 lint="sparse linux-source-6.1 perl"
 fuzz="clang libclang-rt-14-dev"
