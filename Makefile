@@ -25,6 +25,8 @@
 #                   PREFIX (/usr/local); DESTDIR honoured.  make uninstall
 #   make dkms-install  the sources to /usr/src/dm-fault-VERSION, then dkms
 #                   add, build and install for every kernel with headers
+#   make in-tree-check  scripts/in-tree.sh into Debian's linux-source, build the
+#                   three modules there (CONFIG_DM_FAULT=m); not part of make check
 #   make clean
 #
 # KVERS=... restricts the kernels (default: every /lib/modules/*/build).
@@ -38,7 +40,7 @@ export KVERS
 SRCS := Kbuild lib drivers mm include
 
 .PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt soak lint bench \
-	install uninstall dkms-install dkms-uninstall clean deps
+	install uninstall dkms-install dkms-uninstall in-tree-check clean deps
 
 PREFIX ?= /usr/local
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
@@ -157,6 +159,9 @@ dkms-install: deps-build dkms-src
 dkms-uninstall:
 	@dkms remove -m dm-fault -v $(VERSION) --all
 	@rm -rf $(DKMS_SRC)
+
+in-tree-check: deps-debug
+	@scripts/in-tree-check.sh
 
 clean:
 	rm -rf build
