@@ -1,23 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dmfault crashtest: crash-state exploration with the target's volatile
- * write cache.
+ * dmfault crashtest: record a workload once, then check the crash states it
+ * can leave.
  *
- * A fault device with the cache goes on DEV.  A control run does setup and
- * workload, counts the flushes the workload issued (its epochs), unmounts
- * with the power on and runs the check, which must pass.  Then, for
- * each chosen point (after the n-th flush, or at the end of the workload)
- * and each seed: setup, mark, arm the crash at the point, workload, unmount
- * what is still mounted from the device, recover, check.  A check that
- * fails is a finding, printed with the one command that repeats it.
+ * A fault device with the volatile write cache goes on DEV.  --setup runs
+ * (mkfs, mount); the "record" message writes the cache back and from then on
+ * keeps every completed write in memory, numbered, with the flushes between
+ * them, while nothing reaches DEV; --workload runs; "mark dmfault-end" ends
+ * it; what is mounted is unmounted cleanly (recorded too); "crash" cuts the
+ * power.  The recording is read with "record list" (record.c), and
+ * explore.c picks the crash states worth checking.  Each is shown with
+ * "view" (DEV plus the writes the state keeps; the check's own writes go to
+ * a scratch overlay) and judged by --check.  So the workload runs once,
+ * however many states are checked, and a state costs one check.
  *
- * The commands run with sh -c, with DMF_DEV (the fault device), DMF_MNT (an
- * empty directory), DMF_POINT and DMF_SEED in the environment.
+ * keep=all (the whole workload and the clean unmount) must pass first: a
+ * check that fails without a crash cannot judge one.  The first failing
+ * state of each epoch is shrunk by delta debugging to the fewest lost
+ * writes that still fail, and those are named: number, sectors, kind,
+ * epoch, the step the workload marked, and the files that hold them in the
+ * keep=all state.  Every failure comes with one command that repeats it
+ * (--state), since a deterministic workload records the same writes again.
+ *
+ * The commands run with sh -c, with DMF_DEV (the fault device) and DMF_MNT
+ * (an empty directory) in the environment; the check also gets DMF_STATE
+ * (the state's view spec), DMF_STEP and DMF_MARKS (the last mark the
+ * workload made before the crash, and how many it made): the workload ran
+ * once, so this is how a check knows what it had acknowledged by then.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,58 +48,43 @@
 #include "dmfault.h"
 #include "rule.h"
 
-#define DFT_CT_NAME	"dmfault-crashtest"
-#define DFT_CT_TAIL	2048		/* bytes of a failed check's output kept */
+#define DFT_CT_NAME		"dmfault-crashtest"
+#define DFT_CT_SUBSET_MAX	20	/* 2^20 subsets in an epoch are already too many to check */
+#define DFT_CT_LIMIT		100000	/* --samples and --minimise */
 
-/* The summary table: one row a point. */
-struct dft_ct_row {
-	uint64_t point;
-	unsigned int runs, failed;
-	uint64_t lost_writes, lost_sectors;	/* over its runs */
-};
+static int dft_ct_err(const char *fmt, ...) __printf(1, 2);
 
-struct dft_ct {
-	const struct dft_opts *o;
-	const char *disk;
-	char dev[64];
-	char mnt[64];
-	char out[80];			/* the commands' output, one run at a time */
-	char hung[700];			/* this run: what hung past --step-timeout, or "" */
-	unsigned int major, minor;
-	uint64_t flushes;		/* epochs the control run counted */
-	unsigned int runs, failed;
-	struct dft_ct_row *rows;
-	unsigned int nr_rows;
-	struct dft_json j;
-};
-
-/* A point: 0 the end of the workload, n after the n-th flush. */
-static void dft_ct_point_str(uint64_t point, char *buf, size_t len)
+/* An error of crashtest's own, said: the -1 its steps return. */
+static int dft_ct_err(const char *fmt, ...)
 {
-	if (point)
-		snprintf(buf, len, "flush:%llu", (unsigned long long)point);
-	else
-		snprintf(buf, len, "end");
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dft_err("%s", msg);
+	return -1;
 }
 
 /*
- * Run "sh -c @cmd" (the @what line) with the environment: its exit status,
- * or -1.  Past --step-timeout it is killed (with what it started), @ct->hung
- * says where it hung and the status is 124, as timeout(1) gives; a task that
- * SIGKILL does not end is an error (-1): the next runs would pile up on it.
+ * Run "sh -c @cmd" (the @what line) with the environment, and @more
+ * ("NAME=value" strings, up to 3, NULL-terminated) if not NULL.  Its exit
+ * status, or -1.  Past --step-timeout it is
+ * killed (with what it started), @ct->hung says where it hung and the status
+ * is 124, as timeout(1) gives; a task that SIGKILL does not end is an error
+ * (-1): the next checks would pile up on it.
  */
-static int dft_ct_sh(struct dft_ct *ct, const char *what, const char *cmd, uint64_t point,
-		     uint64_t seed)
+static int dft_ct_sh(struct dft_ct *ct, const char *what, const char *cmd, char *const *more)
 {
-	char dev[80], mnt[80], p[48], s[32], hung[600];
-	char *env[] = { dev, mnt, p, s, NULL };
-	int status, fd, r;
+	char dev[80], mnt[80], hung[600];
+	char *env[6] = { dev, mnt };
+	int status, fd, r, i;
 
 	snprintf(dev, sizeof(dev), "DMF_DEV=%s", ct->dev);
 	snprintf(mnt, sizeof(mnt), "DMF_MNT=%s", ct->mnt);
-	strcpy(p, "DMF_POINT=");
-	dft_ct_point_str(point, p + strlen(p), sizeof(p) - strlen(p));
-	snprintf(s, sizeof(s), "DMF_SEED=%llu", (unsigned long long)seed);
+	for (i = 0; more && more[i] && i < 3; i++)
+		env[2 + i] = more[i];
 	r = dft_sh_timeout(cmd, ct->o->verbose ? NULL : ct->out, env, ct->o->step_timeout,
 			   &status, hung, sizeof(hung));
 	if (*hung) {
@@ -105,28 +104,39 @@ static int dft_ct_sh(struct dft_ct *ct, const char *what, const char *cmd, uint6
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static int dft_ct_msg(const char *fmt, ...) __printf(1, 2);
+static int dft_ct_send(char **reply, const char *fmt, ...) __printf(2, 3);
 
-static int dft_ct_msg(const char *fmt, ...)
+/* Send a message to the device; its reply in *@reply if not NULL.  0 or -1 (said why). */
+static int dft_ct_send(char **reply, const char *fmt, ...)
 {
-	char msg[128], *reply;
+	char kreason[256], *msg, *rep = NULL;
+	const char *why;
 	va_list ap;
-	int r;
+	int r, err = 0;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	r = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	r = dft_dm_message(DFT_CT_NAME, 0, msg, &reply);
-	free(reply);
-	if (r)
-		dft_err("%s: message '%s': %s", DFT_CT_NAME, msg, dft_dm_last_error());
-	return r;
+	if (r < 0)
+		return dft_ct_err("out of memory");
+	r = dft_send(DFT_CT_NAME, msg, &rep, kreason, sizeof(kreason), &err);
+	if (r) {
+		why = dft_reason_tail(kreason);
+		dft_err("%s: message '%.64s%s' refused: %s", DFT_CT_NAME, msg,
+			strlen(msg) > 64 ? "..." : "", why ? why : strerror(err ? -err : EIO));
+	}
+	free(msg);
+	if (reply && !r)
+		*reply = rep;
+	else
+		free(rep);
+	return r ? -1 : 0;
 }
 
-/* The cache's counters from the INFO status. */
+/* The cache's state and counters from the INFO status. */
 static int dft_ct_cache(struct dft_cache_stat *c)
 {
-	struct dft_stats st;
+	struct dft_stats st = { .cache = NULL };
 	struct dft_dev dev;
 	const char *err = "no cache word";
 	int r;
@@ -142,6 +152,20 @@ static int dft_ct_cache(struct dft_cache_stat *c)
 	dft_stats_free(&st);
 	dft_dm_put(&dev);
 	return r;
+}
+
+/* A recording that passed the cache's limit holds too little to explore: -1, said why. */
+static int dft_ct_overflow(bool known)
+{
+	struct dft_cache_stat c;
+
+	if (dft_ct_cache(&c))
+		return -1;
+	if (!known && strcmp(c.state, "overflow"))
+		return 0;
+	dft_err("the recording passed the cache limit (%llu bytes): raise --limit",
+		(unsigned long long)c.v[DFT_C_LIMIT]);
+	return -1;
 }
 
 /* Unmount everything mounted from the device, innermost first. */
@@ -173,15 +197,19 @@ static void dft_ct_unmount(struct dft_ct *ct)
 	}
 }
 
-/* After recover: nothing cached above the device from before the crash. */
-static void dft_ct_drop_caches(struct dft_ct *ct)
+/* After a view: nothing the page cache holds from another state may be read. */
+static int dft_ct_drop_caches(struct dft_ct *ct)
 {
 	int fd = open(ct->dev, O_RDONLY);
 
-	if (fd >= 0) {
-		ioctl(fd, BLKFLSBUF, 0);
-		close(fd);
+	if (fd < 0 || ioctl(fd, BLKFLSBUF, 0)) {
+		dft_err("%s: cannot drop its page cache (BLKFLSBUF): %s", ct->dev, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
+	close(fd);
+	return 0;
 }
 
 static void dft_ct_print_tail(struct dft_ct *ct)
@@ -192,90 +220,121 @@ static void dft_ct_print_tail(struct dft_ct *ct)
 		fprintf(stderr, "%s", buf);
 }
 
-static void dft_ct_repro(struct dft_ct *ct, uint64_t point, uint64_t seed, FILE *f)
+/* The setup or the workload failed or hung: -1, said why with its output. */
+static int dft_ct_step_failed(struct dft_ct *ct, const char *what, int r)
+{
+	if (r < 0)
+		return -1;
+	if (*ct->hung)
+		dft_err("%s", ct->hung);
+	else
+		dft_err("the %s exited %d", what, r);
+	dft_ct_print_tail(ct);
+	return -1;
+}
+
+/* Every page of "record list", checked, and the epochs. */
+static int dft_ct_read(struct dft_ct *ct)
+{
+	uint64_t from = 1, next = 0;
+	const char *err = "out of memory";
+	char *reply;
+	int r;
+
+	do {
+		if (dft_ct_send(&reply, "record list %llu", (unsigned long long)from))
+			return -1;
+		r = dft_record_page(&ct->rec, reply, from, &next, &err);
+		free(reply);
+		if (r)
+			return dft_ct_err("%s: record list %llu: %s", DFT_CT_NAME,
+				       (unsigned long long)from, err);
+		from = next;
+	} while (next);
+	if (ct->rec.overflow)
+		return dft_ct_overflow(true);
+	if (dft_record_done(&ct->rec, &err))
+		return dft_ct_err("%s: record list: %s", DFT_CT_NAME, err);
+	return 0;
+}
+
+/* Setup, record, workload, the end mark, a clean unmount, the crash; then read it all. */
+static int dft_ct_record(struct dft_ct *ct)
 {
 	const struct dft_opts *o = ct->o;
-	char p[32];
+	int r;
 
-	dft_ct_point_str(point, p, sizeof(p));
-	fprintf(f, "  dmfault crashtest --setup '%s' --workload '%s' --check '%s' --lose %s "
-		"--at %s --seed %llu %s\n", o->ct_setup, o->ct_workload, o->ct_check,
-		o->ct_lose ? o->ct_lose : "sectors", p, (unsigned long long)seed, ct->disk);
+	unlink(ct->out);
+	ct->hung[0] = '\0';
+	r = dft_ct_sh(ct, "setup", o->ct_setup, NULL);
+	if (r)
+		return dft_ct_step_failed(ct, "setup", r);
+	if (dft_ct_send(NULL, "record"))
+		return -1;
+	r = dft_ct_sh(ct, "workload", o->ct_workload, NULL);
+	/* past the limit writes fail: that, not the workload, is the news */
+	if (r >= 0 && dft_ct_overflow(false))
+		return -1;
+	if (r)
+		return dft_ct_step_failed(ct, "workload", r);
+	if (dft_ct_send(NULL, "mark " DFT_END_MARK))
+		return -1;
+	dft_ct_unmount(ct);
+	if (dft_ct_overflow(false) || dft_ct_send(NULL, "crash"))
+		return -1;
+	return dft_ct_read(ct);
 }
 
 /*
- * One run: setup, mark, arm (point > 0), workload, crash (at the end if
- * the trigger did not fire, or point 0), unmount, recover, check.  Return:
- * the check's exit status, or -1 on an error of our own.
+ * What the check is told of a state: DMF_STATE (the view spec), DMF_STEP
+ * (the label of the last mark made before the crash: what the workload had
+ * done, e.g. acknowledged) and DMF_MARKS (how many were made).
  */
-static int dft_ct_run(struct dft_ct *ct, uint64_t point, uint64_t seed,
-		      struct dft_cache_stat *after)
+static int dft_ct_env(const struct dft_ct *ct, const char *spec, unsigned int marks,
+		      char **env)
 {
-	const struct dft_opts *o = ct->o;
-	const char *lose = o->ct_lose ? o->ct_lose : "sectors";
-	struct dft_cache_stat c;
-	int r;
+	const char *step = marks && marks <= ct->rec.nr_m ? ct->rec.m[marks - 1].label : "";
+
+	if (asprintf(&env[0], "DMF_STATE=%.*s", (int)dft_spec_view_len(spec), spec) < 0)
+		env[0] = NULL;
+	if (asprintf(&env[1], "DMF_STEP=%s", step) < 0)
+		env[1] = NULL;
+	if (asprintf(&env[2], "DMF_MARKS=%u", marks) < 0)
+		env[2] = NULL;
+	return env[0] && env[1] && env[2] ? 0 : dft_ct_err("out of memory");
+}
+
+/*
+ * Show the state @spec, after whose crash the workload had made @marks
+ * marks, and run the check on it: its exit status (124: it hung), or -1.
+ */
+static int dft_ct_check(struct dft_ct *ct, const char *spec, unsigned int marks)
+{
+	char *env[4] = { NULL };
+	int r = dft_ct_env(ct, spec, marks, env);
 
 	unlink(ct->out);
 	ct->hung[0] = '\0';
-	r = dft_ct_sh(ct, "setup", o->ct_setup, point, seed);
-	if (r) {
-		dft_err("setup exited %d", r);
-		dft_ct_print_tail(ct);
-		return -1;
+	if (!r && (dft_ct_send(NULL, "view %.*s", (int)dft_spec_view_len(spec), spec) ||
+		   dft_ct_drop_caches(ct)))
+		r = -1;
+	if (!r) {
+		r = dft_ct_sh(ct, "check", ct->o->ct_check, env);
+		dft_ct_unmount(ct);
 	}
-	if (dft_ct_msg("mark"))
-		return -1;
-	if (point && dft_ct_msg("crash after=flush:%llu lose=%s seed=%llu",
-				(unsigned long long)point, lose, (unsigned long long)seed))
-		return -1;
-	/* its status means nothing after the power cut; a hang does */
-	if (dft_ct_sh(ct, "workload", o->ct_workload, point, seed) < 0)
-		return -1;
-	if (dft_ct_cache(&c))
-		return -1;
-	if (strcmp(c.state, "crashed") &&
-	    (dft_ct_msg("crash after=none") ||
-	     dft_ct_msg("crash lose=%s seed=%llu", lose, (unsigned long long)seed)))
-		return -1;
-	dft_ct_unmount(ct);
-	if (dft_ct_msg("recover") || dft_ct_cache(after))
-		return -1;
-	dft_ct_drop_caches(ct);
-	r = dft_ct_sh(ct, "check", o->ct_check, point, seed);
-	dft_ct_unmount(ct);
+	free(env[0]);
+	free(env[1]);
+	free(env[2]);
 	return r < 0 || !*ct->hung ? r : 124;
 }
 
-/* The control run: count the epochs, and the check must pass uncrashed. */
+/* keep=all: the workload and its clean unmount.  A check must pass it. */
 static int dft_ct_control(struct dft_ct *ct)
 {
-	const struct dft_opts *o = ct->o;
-	struct dft_cache_stat a, b;
-	int r;
+	int r = dft_ct_check(ct, "keep=all", ct->rec.nr_m);
 
-	unlink(ct->out);
-	ct->hung[0] = '\0';
-	if (dft_ct_sh(ct, "setup", o->ct_setup, 0, 0)) {
-		dft_err("setup failed in the control run");
-		dft_ct_print_tail(ct);
+	if (r < 0)
 		return -1;
-	}
-	if (dft_ct_msg("mark") || dft_ct_cache(&a))
-		return -1;
-	r = dft_ct_sh(ct, "workload", o->ct_workload, 0, 0);
-	if (r) {
-		dft_err("the workload exited %d without a crash", r);
-		dft_ct_print_tail(ct);
-		return -1;
-	}
-	if (dft_ct_cache(&b))
-		return -1;
-	ct->flushes = b.v[DFT_C_FLUSHES] - a.v[DFT_C_FLUSHES];
-	/* a clean shutdown: unmount with the power on */
-	dft_ct_unmount(ct);
-	r = dft_ct_sh(ct, "check", o->ct_check, 0, 0);
-	dft_ct_unmount(ct);
 	if (r) {
 		dft_err("the check fails without a crash (exit %d): it cannot judge crashes", r);
 		dft_ct_print_tail(ct);
@@ -284,181 +343,363 @@ static int dft_ct_control(struct dft_ct *ct)
 	return 0;
 }
 
-static void dft_ct_report(struct dft_ct *ct, uint64_t point, uint64_t seed, int r,
-			  const struct dft_cache_stat *c)
-{
-	char p[32];
+static void dft_ct_progress(const struct dft_ct *ct, const char *fmt, ...) __printf(2, 3);
 
-	dft_ct_point_str(point, p, sizeof(p));
-	ct->runs++;
-	if (r)
-		ct->failed++;
-	if (ct->o->json) {
-		dft_json_begin(&ct->j, NULL, '{');
-		dft_json_str(&ct->j, "point", p);
-		dft_json_u64(&ct->j, "seed", seed);
-		dft_json_bool(&ct->j, "ok", !r);
-		dft_json_u64(&ct->j, "check_exit", r);
-		if (*ct->hung)
-			dft_json_str(&ct->j, "hung", ct->hung);
-		dft_json_u64(&ct->j, "lost_writes", c->v[DFT_C_LOST_WRITES]);
-		dft_json_u64(&ct->j, "lost_sectors", c->v[DFT_C_LOST_SECTORS]);
-		dft_json_end(&ct->j, '}');
+/* A line on standard error, on a terminal only, overwritten by the next. */
+static void dft_ct_progress(const struct dft_ct *ct, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)ct;
+	if (!dft_tty(stderr))
 		return;
-	}
-	if (dft_tty(stderr))
-		fprintf(stderr, "\r%u runs, %u failed ", ct->runs, ct->failed);
-	if (!r && !ct->o->verbose)
-		return;
-	printf("%s%s %s seed=%llu: lost %llu writes, %llu sectors; ", dft_tty(stderr) ? "\n" : "",
-	       r ? "FAIL" : "ok", p, (unsigned long long)seed,
-	       (unsigned long long)c->v[DFT_C_LOST_WRITES],
-	       (unsigned long long)c->v[DFT_C_LOST_SECTORS]);
-	if (*ct->hung)
-		printf("%s\n", ct->hung);
-	else
-		printf("check exited %d\n", r);
-	if (r) {
-		dft_ct_print_tail(ct);
-		dft_ct_repro(ct, point, seed, stdout);
-	}
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 }
 
-/* Points to explore: --at, or every flush and the end, or --points of them. */
-static unsigned int dft_ct_points(struct dft_ct *ct, uint64_t *pts, unsigned int max)
+/* Keep what a failing state was: its output, and the writes it lost. */
+static int dft_ct_fail_add(struct dft_ct *ct, const struct dft_state *st, int status)
 {
-	const struct dft_opts *o = ct->o;
-	uint64_t all = ct->flushes + 1, want = o->ct_points ? (uint64_t)o->ct_points : all, i;
-	unsigned int n = 0;
-
-	if (want > all)
-		want = all;
-	if (want > max)
-		want = max;
-	/* evenly spread over 1..flushes, the end (0) last */
-	for (i = 0; i + 1 < want; i++)
-		pts[n++] = 1 + i * ct->flushes / (want - 1);
-	pts[n++] = 0;
-	return n;
-}
-
-static void dft_ct_summary(const struct dft_ct *ct)
-{
-	const struct dft_ct_row *row;
-	char p[32];
-	unsigned int i;
-
-	printf("%-16s %6s %7s %12s %13s\n", "POINT", "RUNS", "FAILED", "LOST_WRITES",
-	       "LOST_SECTORS");
-	for (i = 0; i < ct->nr_rows; i++) {
-		row = &ct->rows[i];
-		dft_ct_point_str(row->point, p, sizeof(p));
-		printf("%-16s %6u %7u %12llu %13llu\n", p, row->runs, row->failed,
-		       (unsigned long long)row->lost_writes,
-		       (unsigned long long)row->lost_sectors);
-	}
-}
-
-static int dft_ct_explore(struct dft_ct *ct)
-{
-	const struct dft_opts *o = ct->o;
-	uint64_t pts[4096], seed, first = o->ct_have_seed ? o->ct_seed : 1;
-	uint64_t nseeds = o->ct_have_seed ? 1 : (o->ct_seeds ? (uint64_t)o->ct_seeds : 2);
-	struct dft_cache_stat c;
-	unsigned int np, i;
+	struct dft_ct_fail *f, *grown;
+	char tail[DFT_CT_TAIL + 1];
+	const char *err;
+	struct dft_spec s;
 	int r;
 
-	if (o->ct_at) {
-		np = 1;
-		pts[0] = strcmp(o->ct_at, "end") ? strtoull(o->ct_at + 6, NULL, 10) : 0;
-	} else {
-		if (dft_ct_control(ct))
+	grown = realloc(ct->fail, (ct->nr_fail + 1) * sizeof(*ct->fail));
+	if (!grown)
+		return dft_ct_err("out of memory");
+	ct->fail = grown;
+	f = &ct->fail[ct->nr_fail++];
+	memset(f, 0, sizeof(*f));
+	f->st = st;
+	f->status = status;
+	dft_file_tail(ct->out, tail, sizeof(tail));
+	f->tail = strdup(tail);
+	r = dft_spec_parse(st->spec, &s, &err);
+	if (!r)
+		r = dft_spec_lost(&ct->rec, &s, st->point, &f->lost, &f->nr_lost);
+	dft_spec_free(&s);
+	ct->failed++;
+	ct->ep_failed[st->epoch]++;
+	return r || !f->tail ? dft_ct_err("out of memory") : 0;
+}
+
+/* One state checked: a FAIL line (ok with -v), and the progress line. */
+static void dft_ct_state_done(struct dft_ct *ct, const struct dft_state *st, int r)
+{
+	if (!ct->o->json && (r || ct->o->verbose)) {
+		dft_ct_progress(ct, "%s", "");
+		printf("%s epoch %u %s %s: ", r ? "FAIL" : "ok", st->epoch,
+		       dft_state_kind_name(st->kind), st->spec);
+		if (*ct->hung)
+			printf("%s\n", ct->hung);
+		else
+			printf("check exited %d\n", r);
+		fflush(stdout);
+	}
+	dft_ct_progress(ct, "%u/%u states, %u failed", ct->checked, ct->plan.nr, ct->failed);
+}
+
+static void dft_ct_intro(const struct dft_ct *ct)
+{
+	const struct dft_plan *plan = &ct->plan;
+
+	if (ct->o->json)
+		return;
+	printf("%s: recorded %llu writes (%llu in the workload), %zu flush points, %u epoch%s\n",
+	       ct->disk, (unsigned long long)ct->rec.nr_w, (unsigned long long)ct->rec.end,
+	       ct->rec.nr_bar, plan->nr_epochs, plan->nr_epochs == 1 ? "" : "s");
+	printf("%u states to check; skipped: %llu the same as another, %llu past --max-states\n",
+	       plan->nr, (unsigned long long)plan->dups, (unsigned long long)plan->capped);
+	fflush(stdout);
+}
+
+/* Check every state of the plan. */
+static int dft_ct_explore(struct dft_ct *ct)
+{
+	struct dft_plan *plan = &ct->plan;
+	unsigned int i;
+	int r;
+
+	if (dft_plan_build(&ct->rec, &ct->cfg, plan))
+		return dft_ct_err("out of memory");
+	ct->ep_failed = calloc(plan->nr_epochs, sizeof(*ct->ep_failed));
+	if (!ct->ep_failed)
+		return dft_ct_err("out of memory");
+	dft_ct_intro(ct);
+	for (i = 0; i < plan->nr; i++) {
+		r = dft_ct_check(ct, plan->st[i].spec, plan->st[i].marks);
+		if (r < 0)
 			return -1;
-		np = dft_ct_points(ct, pts, ARRAY_SIZE(pts));
+		ct->checked++;
+		if (r && dft_ct_fail_add(ct, &plan->st[i], r))
+			return -1;
+		dft_ct_state_done(ct, &plan->st[i], r);
 	}
-	if (o->json) {
-		dft_json_u64(&ct->j, "epochs", ct->flushes);
-		dft_json_begin(&ct->j, "runs", '[');
-	} else if (!o->ct_at) {
-		printf("%s: %llu flush epochs; %u points x %llu seeds\n", ct->disk,
-		       (unsigned long long)ct->flushes, np, (unsigned long long)nseeds);
-	}
-	ct->rows = calloc(np, sizeof(*ct->rows));
-	if (!ct->rows) {
-		dft_err("out of memory");
-		return -1;
-	}
-	for (i = 0; i < np; i++) {
-		ct->rows[ct->nr_rows++].point = pts[i];
-		for (seed = first; seed < first + nseeds; seed++) {
-			r = dft_ct_run(ct, pts[i], seed, &c);
-			if (r < 0)
-				return -1;
-			dft_ct_report(ct, pts[i], seed, r, &c);
-			ct->rows[i].runs++;
-			ct->rows[i].failed += !!r;
-			ct->rows[i].lost_writes += c.v[DFT_C_LOST_WRITES];
-			ct->rows[i].lost_sectors += c.v[DFT_C_LOST_SECTORS];
-		}
-	}
-	if (o->json)
-		dft_json_end(&ct->j, ']');
 	return 0;
 }
 
-static int dft_ct_check_opts(const struct dft_cmd *cmd, const struct dft_opts *o)
+/* Delta debugging's test: the failing state with only @set of its writes lost. */
+struct dft_ct_dd {
+	struct dft_ct *ct;
+	struct dft_ct_fail *f;
+	struct dft_spec spec;		/* the state's, for its tears */
+};
+
+static int dft_ct_dd_test(void *ctx, const uint64_t *set, size_t n)
+{
+	struct dft_ct_dd *d = ctx;
+	struct dft_crash c = { d->f->st->point, d->f->st->marks, d->spec.tear, d->spec.nr_tear };
+	char *spec = dft_spec_lose(&d->ct->rec, &c, set, n);
+	int r;
+
+	if (!spec)
+		return -ENOMEM;
+	r = dft_ct_check(d->ct, spec, c.marks);
+	free(spec);
+	d->ct->dd_checks++;
+	dft_ct_progress(d->ct, "minimising the failure of epoch %u: %zu lost writes, %u checks",
+			d->f->st->epoch, n, d->ct->dd_checks);
+	return r < 0 ? -EIO : r > 0;
+}
+
+/* Shrink @f's lost writes to the fewest that still fail, within --minimise checks. */
+static int dft_ct_minimise(struct dft_ct *ct, struct dft_ct_fail *f)
+{
+	struct dft_ct_dd d = { .ct = ct, .f = f };
+	struct dft_ddmin dd = { .test = dft_ct_dd_test, .ctx = &d, .budget = ct->minimise };
+	const char *err = "out of memory";
+	int r;
+
+	r = dft_spec_parse(f->st->spec, &d.spec, &err);
+	f->min = malloc((f->nr_lost ? f->nr_lost : 1) * sizeof(*f->min));
+	if (r || !f->min) {
+		dft_spec_free(&d.spec);
+		return dft_ct_err("%s: %s", f->st->spec, err);
+	}
+	memcpy(f->min, f->lost, f->nr_lost * sizeof(*f->min));
+	f->nr_min = f->nr_lost;
+	r = dft_ddmin(&dd, f->min, &f->nr_min);
+	f->tests = dd.tests;
+	f->exhausted = dd.exhausted;
+	f->minimised = !r;
+	if (!r) {
+		struct dft_crash c = { f->st->point, f->st->marks, d.spec.tear, d.spec.nr_tear };
+
+		f->min_spec = dft_spec_lose(&ct->rec, &c, f->min, f->nr_min);
+	}
+	dft_spec_free(&d.spec);
+	if (r == -ENOMEM || (!r && !f->min_spec))
+		dft_err("out of memory");
+	return r || !f->min_spec ? -1 : 0;
+}
+
+/*
+ * The writes that explain @f: the minimal lost set (or the lost writes,
+ * unminimised); when it is empty the state fails with every write up to
+ * its crash point kept, and the writes after the point are named instead.
+ */
+static int dft_ct_why(struct dft_ct *ct, struct dft_ct_fail *f)
+{
+	const uint64_t *src = f->minimised ? f->min : f->lost;
+	size_t n = f->minimised ? f->nr_min : f->nr_lost, i;
+	uint64_t w = f->st->point;
+
+	f->after_point = !n;
+	if (!n)
+		n = ct->rec.nr_w - w < DFT_CT_AFTER ? ct->rec.nr_w - w : DFT_CT_AFTER;
+	if (n > DFT_CT_NAMED)
+		n = DFT_CT_NAMED;
+	f->why = calloc(n ? n : 1, sizeof(*f->why));
+	if (!f->why)
+		return dft_ct_err("out of memory");
+	for (i = 0; i < n; i++)
+		f->why[i].w = f->after_point ? w + 1 + i : src[i];
+	f->nr_why = n;
+	return 0;
+}
+
+/* Name the files that hold the explained writes, in the keep=all state. */
+static int dft_ct_map(struct dft_ct *ct)
+{
+	struct dft_fsmap_req *req;
+	unsigned int i, j, n = 0;
+	const struct dft_rw *rw;
+	int r = 0;
+
+	for (i = 0; i < ct->nr_fail; i++)
+		n += ct->fail[i].nr_why;
+	if (!n)
+		return 0;
+	req = calloc(n, sizeof(*req));
+	if (!req)
+		return dft_ct_err("out of memory");
+	for (i = 0, n = 0; i < ct->nr_fail; i++) {
+		for (j = 0; j < ct->fail[i].nr_why; j++, n++) {
+			rw = &ct->rec.w[ct->fail[i].why[j].w - 1];
+			req[n].sector = rw->sector;
+			req[n].nr = rw->nr;
+		}
+	}
+	if (dft_ct_send(NULL, "view keep=all") || dft_ct_drop_caches(ct))
+		r = -1;
+	if (!r && dft_fsmap(ct->dev, req, n, ct->map_note, sizeof(ct->map_note)) == -ENOMEM)
+		r = dft_ct_err("out of memory");
+	for (i = 0, n = 0; !r && i < ct->nr_fail; i++)
+		for (j = 0; j < ct->fail[i].nr_why; j++, n++)
+			memcpy(ct->fail[i].why[j].files, req[n].files, sizeof(req[n].files));
+	free(req);
+	return r;
+}
+
+/* Shrink and explain the first failure of each epoch, then name the files. */
+static int dft_ct_explain(struct dft_ct *ct)
+{
+	unsigned int i, epoch = UINT_MAX;
+	struct dft_ct_fail *f;
+
+	/* the plan is in epoch order, and so are the failures */
+	for (i = 0; i < ct->nr_fail; i++) {
+		f = &ct->fail[i];
+		if (f->st->epoch == epoch)
+			continue;
+		epoch = f->st->epoch;
+		f->explained = true;
+		if (ct->minimise && dft_ct_minimise(ct, f))
+			return -1;
+		if (dft_ct_why(ct, f))
+			return -1;
+	}
+	dft_ct_progress(ct, "%s", "");
+	return dft_ct_map(ct);
+}
+
+/* The control, every state, then the accounts of the failures. */
+static int dft_ct_all(struct dft_ct *ct)
+{
+	if (dft_ct_control(ct) || dft_ct_explore(ct) || dft_ct_explain(ct))
+		return -1;
+	dft_ct_report(ct);
+	return 0;
+}
+
+/* --state: the one state, on a recording made again. */
+static int dft_ct_one(struct dft_ct *ct)
+{
+	const char *spec = ct->o->ct_state, *err = "out of memory";
+	unsigned int marks = 0;
+	struct dft_spec s;
+	uint64_t point;
+	int r;
+
+	r = dft_spec_parse(spec, &s, &err);
+	point = r ? 0 : dft_spec_point(&s, ct->rec.nr_w);
+	if (point <= ct->rec.nr_w)
+		marks = dft_spec_marks(&ct->rec, &s);
+	dft_spec_free(&s);
+	if (r)
+		return dft_ct_err("--state: %s", err);
+	/* a workload that does not repeat itself records other writes or marks */
+	if (point > ct->rec.nr_w || marks > ct->rec.nr_m)
+		return dft_ct_err("the state keeps write %llu after %u marks, but the workload recorded %llu writes and %zu marks this time: it does not repeat itself",
+				  (unsigned long long)point, marks,
+				  (unsigned long long)ct->rec.nr_w, ct->rec.nr_m);
+	r = dft_ct_check(ct, spec, marks);
+	if (r < 0)
+		return -1;
+	ct->checked = 1;
+	ct->failed = !!r;
+	dft_ct_one_report(ct, spec, r);
+	return 0;
+}
+
+/* A cache option as the target reads it; 0, or a usage error. */
+static int dft_ct_check_cache(const struct dft_cmd *cmd, const char *key, uint64_t v)
 {
 	const char *why;
 	char word[64];
-	char *end;
+
+	snprintf(word, sizeof(word), "%s=%llu", key, (unsigned long long)v);
+	if (dft_cache_option_check(word, &why))
+		return dft_usage_err(cmd, "--%s %llu: %s", key, (unsigned long long)v, why);
+	return 0;
+}
+
+static int dft_ct_check_opts(const struct dft_cmd *cmd, const struct dft_opts *o,
+			     struct dft_ct *ct)
+{
+	const char *why = "out of memory";
+	struct dft_spec s;
+	int r;
 
 	if (!o->ct_setup || !o->ct_workload || !o->ct_check)
 		return dft_usage_err(cmd, "--setup, --workload and --check are needed");
-	/* the policy as the target's own parser reads it */
-	snprintf(word, sizeof(word), "lose=%s", o->ct_lose ? o->ct_lose : "sectors");
-	if (dft_cache_option_check(word, &why))
-		return dft_usage_err(cmd, "--lose %s: %s", o->ct_lose, why);
-	if (o->ct_at && strcmp(o->ct_at, "end") &&
-	    (strncmp(o->ct_at, "flush:", 6) || !isdigit(o->ct_at[6]) ||
-	     !strtoull(o->ct_at + 6, &end, 10) || *end))
-		return dft_usage_err(cmd, "--at: '%s' is not flush:N (N >= 1) or end", o->ct_at);
-	if (o->ct_at && !o->ct_have_seed)
-		return dft_usage_err(cmd, "--at needs --seed");
+	if (o->ct_have_subset_max && o->ct_subset_max > DFT_CT_SUBSET_MAX)
+		return dft_usage_err(cmd, "--subset-max: at most %u (2^N states an epoch)",
+				     DFT_CT_SUBSET_MAX);
+	if ((o->ct_have_samples && o->ct_samples > DFT_CT_LIMIT) ||
+	    (o->ct_have_minimise && o->ct_minimise > DFT_CT_LIMIT) ||
+	    o->ct_max_states > 100 * DFT_CT_LIMIT)
+		return dft_usage_err(cmd, "--samples, --minimise: at most %u; --max-states: %u",
+				     DFT_CT_LIMIT, 100 * DFT_CT_LIMIT);
+	if ((o->ct_have_limit && dft_ct_check_cache(cmd, "limit", o->ct_limit)) ||
+	    (o->ct_have_unit && dft_ct_check_cache(cmd, "unit", o->ct_unit)))
+		return DFT_EXIT_USAGE;
+	if (o->ct_state) {
+		r = dft_spec_parse(o->ct_state, &s, &why);
+		dft_spec_free(&s);
+		if (r)
+			return dft_usage_err(cmd, "--state '%s': %s", o->ct_state, why);
+	}
+	ct->cfg.subset_max = o->ct_have_subset_max ? o->ct_subset_max : 8;
+	ct->cfg.samples = o->ct_have_samples ? o->ct_samples : 8;
+	ct->cfg.seed = o->ct_have_seed ? o->ct_seed : 1;
+	ct->cfg.max_states = o->ct_max_states ? o->ct_max_states : 2000;
+	ct->minimise = o->ct_have_minimise ? o->ct_minimise : 64;
 	return 0;
 }
 
 /* Create the fault device with the cache on @disk. */
 static int dft_ct_create(struct dft_ct *ct)
 {
+	const struct dft_opts *o = ct->o;
 	char params[256];
 	uint64_t bytes;
 	struct stat stt;
 	struct dft_dev dev;
-	int fd, r;
+	int fd, n, r;
 
 	fd = open(ct->disk, O_RDONLY);
 	if (fd < 0 || fstat(fd, &stt) || !S_ISBLK(stt.st_mode) ||
 	    ioctl(fd, BLKGETSIZE64, &bytes)) {
-		r = dft_err("%s: not a block device I can open: %s", ct->disk, strerror(errno));
+		r = fd >= 0 && !S_ISBLK(stt.st_mode) ? ENOTBLK : errno;
+		dft_err("%s: not a block device I can open: %s", ct->disk, strerror(r));
 		if (fd >= 0)
 			close(fd);
-		return r;
+		return -1;
 	}
 	close(fd);
-	if (ct->o->ct_have_limit)
-		snprintf(params, sizeof(params), "%u:%u 0 0 2 cache limit=%llu",
-			 major(stt.st_rdev), minor(stt.st_rdev),
-			 (unsigned long long)ct->o->ct_limit);
-	else
-		snprintf(params, sizeof(params), "%u:%u 0 0 1 cache", major(stt.st_rdev),
-			 minor(stt.st_rdev));
+	n = snprintf(params, sizeof(params), "%u:%u 0 0 %d cache", major(stt.st_rdev),
+		     minor(stt.st_rdev), 1 + o->ct_have_limit + o->ct_have_unit);
+	if (o->ct_have_limit)
+		n += snprintf(params + n, sizeof(params) - n, " limit=%llu",
+			      (unsigned long long)o->ct_limit);
+	if (o->ct_have_unit)
+		snprintf(params + n, sizeof(params) - n, " unit=%llu",
+			 (unsigned long long)o->ct_unit);
 	r = dft_dm_create(DFT_CT_NAME, bytes >> 9, params);
-	if (r)
-		return dft_dev_err(DFT_CT_NAME, r);
+	if (r) {
+		dft_dev_err(DFT_CT_NAME, r);
+		return -1;
+	}
 	r = dft_dm_get(DFT_CT_NAME, false, &dev);
 	if (r) {
 		dft_dm_remove(DFT_CT_NAME, true);
-		return dft_dev_err(DFT_CT_NAME, r);
+		dft_dev_err(DFT_CT_NAME, r);
+		return -1;
 	}
 	ct->major = dev.major;
 	ct->minor = dev.minor;
@@ -467,48 +708,53 @@ static int dft_ct_create(struct dft_ct *ct)
 	return 0;
 }
 
+static void dft_ct_free(struct dft_ct *ct)
+{
+	unsigned int i;
+
+	for (i = 0; i < ct->nr_fail; i++) {
+		free(ct->fail[i].tail);
+		free(ct->fail[i].lost);
+		free(ct->fail[i].min);
+		free(ct->fail[i].min_spec);
+		free(ct->fail[i].why);
+	}
+	free(ct->fail);
+	free(ct->ep_failed);
+	dft_plan_free(&ct->plan);
+	dft_record_free(&ct->rec);
+}
+
 DFT_HANDLER(dft_cmd_crashtest)
 {
 	struct dft_ct ct = { .o = o, .disk = argv[0] };
 	int r;
 
 	(void)argc;
-	r = dft_ct_check_opts(cmd, o);
+	r = dft_ct_check_opts(cmd, o, &ct);
 	if (r)
 		return r;
+	clock_gettime(CLOCK_MONOTONIC, &ct.t0);
 	snprintf(ct.mnt, sizeof(ct.mnt), "/tmp/dmfault-crashtest.XXXXXX");
-	if (!mkdtemp(ct.mnt))
-		return dft_err("mkdtemp: %s", strerror(errno));
+	if (!mkdtemp(ct.mnt)) {
+		dft_err("mkdtemp: %s", strerror(errno));
+		return DFT_EXIT_USAGE;
+	}
 	snprintf(ct.out, sizeof(ct.out), "%s.out", ct.mnt);
-	r = dft_ct_create(&ct);
-	if (r) {
+	if (dft_ct_create(&ct)) {
 		rmdir(ct.mnt);
-		return r;
+		return DFT_EXIT_USAGE;
 	}
-	if (o->json) {
-		dft_json_init(&ct.j, stdout, false);
-		dft_json_begin(&ct.j, NULL, '{');
-		dft_json_str(&ct.j, "disk", ct.disk);
-	}
-	r = dft_ct_explore(&ct);
+	r = dft_ct_record(&ct);
+	if (!r)
+		r = o->ct_state ? dft_ct_one(&ct) : dft_ct_all(&ct);
+	dft_ct_progress(&ct, "%s", "");
 	dft_ct_unmount(&ct);
 	if (dft_dm_remove(DFT_CT_NAME, true))
 		dft_err("%s: cannot remove: %s", DFT_CT_NAME, dft_dm_last_error());
 	rmdir(ct.mnt);
 	unlink(ct.out);
-	if (o->json) {
-		dft_json_u64(&ct.j, "total", ct.runs);
-		dft_json_u64(&ct.j, "failed", ct.failed);
-		dft_json_end(&ct.j, '}');
-		dft_json_finish(&ct.j);
-	} else if (r == 0) {
-		if (dft_tty(stderr))
-			fputc('\n', stderr);
-		if (!o->ct_at)
-			dft_ct_summary(&ct);
-		printf("%u runs, %u failed\n", ct.runs, ct.failed);
-	}
-	free(ct.rows);
+	dft_ct_free(&ct);
 	if (r)
 		return DFT_EXIT_USAGE;
 	return ct.failed ? DFT_EXIT_FAIL : DFT_EXIT_OK;

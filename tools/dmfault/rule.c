@@ -97,6 +97,43 @@ int dft_cache_option_check(const char *word, const char **why)
 	return fault_cache_cfg_parse(&cfg, word, FAULT_CKEY_ALL, why) ? -1 : 0;
 }
 
+/**
+ * dft_view_parse - read a crash state with the target's own parser
+ * @keep: the value of keep=
+ * @tear: the value of tear=, or NULL
+ * @s: filled in (s->r malloc()ed) on success
+ * @why: on failure, the target's reason
+ *
+ * crashtest checks a --state before it spends a recording on it, and reads
+ * the states it builds, with the grammar the "view" message is read with.
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int dft_view_parse(const char *keep, const char *tear, struct dft_spec *s, const char **why)
+{
+	struct fault_view v = { };
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	v.ranges = calloc(FAULT_VIEW_RANGES, sizeof(*v.ranges));
+	if (!v.ranges)
+		return -ENOMEM;
+	if (fault_view_parse(&v, keep, tear, why)) {
+		free(v.ranges);
+		return -EINVAL;
+	}
+	s->all = v.all;
+	s->nr_r = v.nr_ranges;
+	s->r = malloc((v.nr_ranges ? v.nr_ranges : 1) * sizeof(*s->r));
+	for (i = 0; s->r && i < v.nr_ranges; i++)
+		s->r[i] = (struct dft_range){ v.ranges[i].first, v.ranges[i].last };
+	for (i = 0; i < v.nr_tears && i < DFT_TEARS_MAX; i++)
+		s->tear[i] = (struct dft_tear){ v.tears[i].write, v.tears[i].seed };
+	s->nr_tear = i;
+	free(v.ranges);
+	return s->r ? 0 : -ENOMEM;
+}
+
 #define DFT_SAME(a, b)	_Static_assert((int)(a) == (int)(b), #a " is not " #b)
 DFT_SAME(DFT_C_BLOCKS, FAULT_CS_BLOCKS);
 DFT_SAME(DFT_C_BYTES, FAULT_CS_BYTES);
@@ -111,6 +148,7 @@ DFT_SAME(DFT_C_CRASHES, FAULT_CS_CRASHES);
 DFT_SAME(DFT_C_LOST_WRITES, FAULT_CS_LOST_WRITES);
 DFT_SAME(DFT_C_LOST_SECTORS, FAULT_CS_LOST_SECTORS);
 DFT_SAME(DFT_NR_CACHE, FAULT_NR_CACHE_STATS);
+DFT_SAME(DFT_TEARS_MAX, FAULT_VIEW_TEARS);
 
 /* The name of the cache word's counter @i, as the target's stats reply has it. */
 const char *dft_cache_stat_name(unsigned int i)

@@ -26,6 +26,30 @@ bool dft_is_op_list(const char *s);
 int dft_parse_duration(const char *s, uint64_t *ns);
 int dft_cache_option_check(const char *word, const char **why);
 
+/* A crash state of a recording, as the "view" message takes it. */
+#define DFT_TEARS_MAX		64	/* torn writes in one view */
+
+struct dft_range {
+	uint64_t first, last;
+};
+
+struct dft_tear {
+	uint64_t w, seed;
+};
+
+struct dft_spec {
+	bool all;
+	struct dft_range *r;		/* ascending, apart; malloc()ed */
+	size_t nr_r;
+	struct dft_tear tear[DFT_TEARS_MAX];	/* ascending by write */
+	unsigned int nr_tear;
+	/* crashtest's own word, not the view's: the marks made before the crash */
+	bool have_marks;
+	unsigned int marks;
+};
+
+int dft_view_parse(const char *keep, const char *tear, struct dft_spec *s, const char **why);
+
 /*
  * The counters of the status's cache word, in the target's order (enum
  * fault_cache_stat: rule.c checks that the two agree), and their names.

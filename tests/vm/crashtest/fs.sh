@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Sourced by the crashtest programs: make, mount and check the filesystem
-# $fs (ext4 or xfs) on $DMF_DEV at $DMF_MNT.
+# $fs (ext4 or xfs) on $DMF_DEV at $DMF_MNT, and mark the workload's steps.
 
 fs_make() {
 	case $fs in
@@ -24,5 +24,25 @@ fs_check() {
 	case $fs in
 	ext4) fsck.ext4 -fn "$DMF_DEV" > /dev/null 2>&1 || { echo "fsck.ext4 -fn failed"; return 1; } ;;
 	xfs) xfs_repair -n "$DMF_DEV" > /dev/null 2>&1 || { echo "xfs_repair -n failed"; return 1; } ;;
+	esac
+}
+
+# mark_step LABEL: a step mark in crashtest's recording (its account of a
+# failure names lost writes by the step they came after); nothing when the
+# device is not recording
+mark_step() {
+	dmsetup message "${DMF_DEV##*/}" 0 mark "$1" > /dev/null 2>&1 || true
+}
+
+# acked FILE: how many acknowledgements (lines of FILE) the workload had
+# made when the power failed.  The workload marks acked-N after the N-th;
+# crashtest gives the check the last mark made before the crash in
+# DMF_STEP: none (""), acked-N, or dmfault-end once the workload was over.
+# Outside crashtest (no DMF_STEP), every line counts.
+acked() {
+	case ${DMF_STEP-dmfault-end} in
+	acked-*) echo "${DMF_STEP#acked-}" ;;
+	dmfault-end) wc -l < "$1" ;;
+	*) echo 0 ;;
 	esac
 }

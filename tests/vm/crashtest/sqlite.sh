@@ -6,10 +6,10 @@
 # journal_mode=JOURNAL (default WAL), on FS (ext4 or xfs) on $DMF_DEV at
 # $DMF_MNT, for dmfault crashtest.  (In DELETE mode FULL does not sync the
 # directory after it deletes the journal: a power cut right after a commit
-# can roll it back; SQLite's EXTRA level is for that.)  The workload
-# notes each row whose COMMIT returned in an acknowledgement file off the
-# device; check passes if integrity_check says ok and every acknowledged row
-# is there.
+# can roll it back; SQLite's EXTRA level is for that.)  The workload notes
+# each row whose COMMIT returned in an acknowledgement file off the device
+# and marks it in the recording (acked-N); check passes if integrity_check
+# says ok and every row acknowledged before the crash is there.
 set -u
 step=$1 fs=$2 sync=$3 rows=${4:-40} journal=${5:-WAL}
 ack=/tmp/dmf-crashtest-sqlite.ack
@@ -29,13 +29,14 @@ workload)
 		sqlite3 "$DMF_MNT/db" "PRAGMA synchronous=$sync; INSERT INTO t VALUES($i, 'row $i');" \
 			2>/dev/null || exit 1
 		echo "$i" >> $ack
+		mark_step "acked-$i"
 	done
 	;;
 check)
 	fs_mount || { echo "mount failed"; exit 1; }
 	out=$(sqlite3 "$DMF_MNT/db" "PRAGMA integrity_check; SELECT count(*) FROM t;" 2>&1)
 	umount "$DMF_MNT"
-	acked=$(wc -l < $ack)
+	acked=$(acked $ack)
 	set -- $out
 	[ "$1" = ok ] || { echo "integrity_check: $out"; exit 1; }
 	[ "$2" -ge "$acked" ] 2>/dev/null || { echo "rows $2 < acknowledged $acked"; exit 1; }
