@@ -25,6 +25,10 @@
 #                   PREFIX (/usr/local); DESTDIR honoured.  make uninstall
 #   make dkms-install  the sources to /usr/src/dm-fault-VERSION, then dkms
 #                   add, build and install for every kernel with headers
+#   make deb        build/deb/dm-fault-dkms_VERSION_all.deb and dmfault_VERSION_ARCH.deb
+#                   (dpkg-buildpackage on a copy of the tracked files), then lintian
+#   make deb-check  make deb, then both packages installed and used in a VM on
+#                   each kernel (DKMS builds in the guest: minutes); not in make check
 #   make in-tree-check  scripts/in-tree.sh into Debian's linux-source, build the
 #                   three modules there (CONFIG_DM_FAULT=m); not part of make check
 #   make clean
@@ -40,7 +44,7 @@ export KVERS
 SRCS := Kbuild lib drivers mm include
 
 .PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt soak lint bench \
-	install uninstall dkms-install dkms-uninstall in-tree-check clean deps
+	install uninstall dkms-install dkms-uninstall in-tree-check deb deb-check clean deps
 
 PREFIX ?= /usr/local
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
@@ -159,6 +163,17 @@ dkms-install: deps-build dkms-src
 dkms-uninstall:
 	@dkms remove -m dm-fault -v $(VERSION) --all
 	@rm -rf $(DKMS_SRC)
+
+deb: deps-deb
+	@rm -rf build/deb && mkdir -p build/deb/dm-fault-$(VERSION)
+	@git ls-files -z | xargs -0 cp --parents -t build/deb/dm-fault-$(VERSION)
+	@cd build/deb/dm-fault-$(VERSION) && dpkg-buildpackage -us -uc -b > ../build.log 2>&1 || \
+		{ tail -n 20 ../build.log; exit 1; }
+	@ls build/deb/*.deb
+	@lintian --fail-on error,warning build/deb/*.deb
+
+deb-check: deb
+	@tests/deb-check.sh build/deb $(K)
 
 in-tree-check: deps-debug
 	@scripts/in-tree-check.sh

@@ -5,7 +5,7 @@
 # As root, missing packages are installed with apt-get; otherwise the exact
 # apt-get line is printed and the script fails.
 #
-# usage: scripts/deps.sh [build|check|demo|lint|bench|debug|all]
+# usage: scripts/deps.sh [build|check|demo|deb|lint|bench|debug|all]
 set -eu
 
 base="make gcc libc6-dev kmod cpio xz-utils zstd
@@ -23,11 +23,12 @@ case "${1:-all}" in
 build)	want="$base" ;;
 check)	want="$base $vm $fuzz $lint $pkg" ;;
 demo)	want="$base $vm gnuplot-nox" ;;
+deb)	want="$base debhelper dh-dkms dpkg-dev fakeroot lintian git" ;;
 lint)	want="$base $lint" ;;
 bench)	want="$base $vm $bench" ;;
 debug)	want="$base $vm $debug" ;;
 all)	want="$base $vm $lint $fuzz $bench $debug $pkg gnuplot-nox" ;;
-*)	echo "usage: $0 [build|check|demo|lint|bench|debug|all]" >&2; exit 2 ;;
+*)	echo "usage: $0 [build|check|demo|deb|lint|bench|debug|all]" >&2; exit 2 ;;
 esac
 
 missing=

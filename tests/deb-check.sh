@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make deb-check: the packages of make deb, installed in a VM and used with
+# nothing from the checkout: dpkg -i of dm-fault-dkms (its postinst builds
+# the modules with DKMS for the guest's kernel) and dmfault, modprobe
+# dm-fault, a fault device with a rule, dmfault stats.  Each kernel in turn
+# (the DKMS build runs under TCG: a few minutes).  Last line "P passed, F
+# failed".
+#
+# usage: tests/deb-check.sh DEB-DIR KVER...
+top=$(cd "$(dirname "$0")/.." && pwd)
+debs=$(cd "${1:?usage: $0 DEB-DIR KVER...}" && pwd)
+shift
+p=0 f=0
+script=$(mktemp /tmp/dmf-deb-check.XXXXXX)
+trap 'rm -f "$script"' EXIT
+# run from /, with the packages' own paths only
+cat > "$script" <<EOS
+cd /
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+dpkg -i $debs/dm-fault-dkms_*_all.deb $debs/dmfault_*_amd64.deb > /tmp/dpkg.log 2>&1 ||
+	{ tail -n 20 /tmp/dpkg.log; exit 1; }
+dkms status | grep "dm-fault.*\$(uname -r).*installed" && echo "ok dkms"
+modprobe dm-fault && lsmod | grep -q '^dmf_engine ' && echo "ok modprobe"
+modprobe null_blk nr_devices=1 gb=1
+dmsetup create pk --table "0 \$(blockdev --getsz /dev/nullb0) fault /dev/nullb0 0 1 error:op=read" &&
+	! dd if=/dev/mapper/pk of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
+	echo "ok device"
+command -v dmfault | grep -qx /usr/sbin/dmfault && dmfault stats pk | grep -E '^  read +1 ' &&
+	echo "ok dmfault"
+man -w dmfault | grep -q /usr/share/man/man8/dmfault.8 && echo "ok man"
+dmsetup remove pk && modprobe -r dm-fault && echo "ok unload"
+EOS
+for k in "$@"; do
+	out=$("$top/tests/vm/run" --kernel "$k" --mem 2048 --timeout 1800 -- bash "$script" 2>&1)
+	for t in dkms modprobe device dmfault man unload; do
+		if echo "$out" | grep -qx "ok $t"; then
+			echo "ok - $k: $t"
+			p=$((p + 1))
+		else
+			echo "not ok - $k: $t"
+			f=$((f + 1))
+		fi
+	done
+	[ $f -eq 0 ] || echo "$out" | tail -n 15 | sed 's/^/# /'
+done
+echo "$p passed, $f failed"
+[ $f -eq 0 ]
