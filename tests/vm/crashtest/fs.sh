@@ -3,9 +3,12 @@
 # Sourced by the crashtest programs: make, mount and check the filesystem
 # $fs (ext4 or xfs) on $DMF_DEV at $DMF_MNT, and mark the workload's steps.
 
+# ext4: inode tables and journal zeroed by mkfs, not by a kernel thread in
+# the background of the workload (its writes would make two recordings of
+# one workload differ)
 fs_make() {
 	case $fs in
-	ext4) mkfs.ext4 -q -F "$DMF_DEV" ;;
+	ext4) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$DMF_DEV" ;;
 	xfs) mkfs.xfs -q -f "$DMF_DEV" ;;
 	*) echo "unknown filesystem $fs"; return 1 ;;
 	esac
