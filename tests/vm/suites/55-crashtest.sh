@@ -4,7 +4,8 @@
 # dmfault crashtest records a workload once and checks the crash states it
 # can leave.  It tells a right program from a wrong one: SQLite with
 # synchronous=FULL (WAL) against OFF, a record log acknowledged after fsync
-# against one acknowledged after write(), on ext4 and xfs.  A failure's
+# against one acknowledged after write(), on ext4 and xfs; replace-via-rename
+# on ext4 with auto_da_alloc against noauto_da_alloc.  A failure's
 # account names its lost writes and their files, the epoch table counts
 # it, and the command printed for it fails again.  A stream of filesystem
 # operations leaves ext4 and xfs consistent in every state.  A block-level probe
@@ -94,6 +95,12 @@ if [ "$FSES" = ext4 ]; then
 	right "records acknowledged after fsync on xfs all survive" records xfs fsync
 	wrong "records acknowledged after write() on xfs are lost" records xfs nofsync
 fi
+
+# replace-via-rename without fsync: safe on ext4 (auto_da_alloc), not with noauto_da_alloc
+right "replace-via-rename on ext4: the file holds a whole version in every state" \
+	rename ext4 default
+wrong "replace-via-rename on ext4 with noauto_da_alloc: the file is left empty" \
+	rename ext4 noauto_da_alloc
 
 # --- a filesystem's own consistency (tests/vm/crashtest/fsops.sh, in the manner of
 # fstests' fsstress under dm-log-writes): every state mounts, its tree walks, it
