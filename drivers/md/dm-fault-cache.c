@@ -730,6 +730,19 @@ static blk_status_t fault_cache_sync(struct fault_cache *c, u64 last)
 	return st;
 }
 
+/* Empty the cache: the blocks leave the tree; return their list. Caller: c->lock. */
+static struct fault_cw *fault_cache_take_all(struct fault_cache *c)
+{
+	struct fault_cw *list = c->head;
+
+	c->head = NULL;
+	c->tail = &c->head;
+	c->tree = RB_ROOT_CACHED;
+	c->st.mem = 0;
+	c->st.blocks = 0;
+	return list;
+}
+
 /* Note lost sectors of write @w, merged with the last range of @w. */
 static void fault_crash_lost(struct fault_cache *c, u64 w, sector_t sector, u64 nr)
 {
@@ -816,12 +829,7 @@ static void fault_cache_crash(struct fault_cache *c, const struct fault_cache_cf
 	u64 last_lost = U64_MAX;
 
 	spin_lock(&c->lock);
-	list = c->head;
-	c->head = NULL;
-	c->tail = &c->head;
-	c->tree = RB_ROOT_CACHED;
-	c->st.mem = 0;
-	c->st.blocks = 0;
+	list = fault_cache_take_all(c);
 	c->st.crashes++;
 	spin_unlock(&c->lock);
 
@@ -1317,12 +1325,7 @@ static void fault_rec_drop(struct fault_cache *c)
 	struct fault_cw *list;
 
 	spin_lock(&c->lock);
-	list = c->head;
-	c->head = NULL;
-	c->tail = &c->head;
-	c->tree = RB_ROOT_CACHED;
-	c->st.mem = 0;
-	c->st.blocks = 0;
+	list = fault_cache_take_all(c);
 	c->rec = NULL;
 	spin_unlock(&c->lock);
 	fault_cw_free_list(c, list);
