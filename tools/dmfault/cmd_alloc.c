@@ -754,8 +754,8 @@ static int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, in
 
 /*
  * The sweep's sanity probe, run before step 1 and after every step: a step
- * can leave the system broken without an oops (issue 15: a failed TCLUNK
- * allocation left the 9p root answering EINVAL).  It opens and reads the
+ * can leave the system broken without an oops (a failed TCLUNK allocation
+ * leaves the 9p root answering EINVAL).  It opens and reads the
  * command's executable, our own and the files in $DMFAULT_PROBE_FILES
  * (colon-separated), execs ourselves ("version", which loads our shared
  * libraries from the root), and compares our open fds with the start: a
@@ -1053,7 +1053,7 @@ static void dft_step_log(struct dft_kmsg *km, struct dft_sweep *sw, struct dft_s
 /*
  * A step that injected nothing ends the sweep: it completed, or its exec
  * failed, which at step 1 means the command cannot be run and later that an
- * earlier step broke something (issue 15).
+ * earlier step broke something (as a failed 9p TCLUNK allocation does).
  */
 static int dft_sweep_unfaulted(const struct dft_opts *o, struct dft_sweep *sw,
 			       struct dft_probe *pr, const struct dft_step *s, int exec_errno)
