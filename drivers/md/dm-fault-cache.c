@@ -574,6 +574,22 @@ static bool fault_rec_barrier(struct fault_cache *c)
 	return true;
 }
 
+/*
+ * A flush while recording (a barrier) or viewing (nothing to make durable:
+ * the scratch is thrown away).  Return: false if it cannot be taken here:
+ * the recording overflowed, or the cache is on and the flush writes back.
+ * Caller: c->lock.
+ */
+static bool fault_rec_flush(struct fault_cache *c)
+{
+	if (c->state == FAULT_CACHE_RECORD)
+		return fault_rec_barrier(c);
+	if (c->state != FAULT_CACHE_VIEW)
+		return false;
+	c->st.flushes++;
+	return true;
+}
+
 static void fault_wb_endio(struct bio *bio)
 {
 	struct fault_wb *wb = bio->bi_private;
@@ -973,12 +989,7 @@ static blk_status_t fault_cache_deferred_record(struct fault_cache *c, struct bi
 
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		spin_lock(&c->lock);
-		if (c->state == FAULT_CACHE_RECORD)
-			ok = fault_rec_barrier(c);
-		else if (c->state == FAULT_CACHE_VIEW)
-			c->st.flushes++;
-		else
-			ok = false;
+		ok = fault_rec_flush(c);
 		spin_unlock(&c->lock);
 		if (!ok)
 			return BLK_STS_IOERR;
@@ -1109,12 +1120,7 @@ static int fault_cache_map_write(struct fault_cache *c, struct bio *bio, sector_
 
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		spin_lock(&c->lock);
-		if (c->state == FAULT_CACHE_RECORD) {
-			ok = fault_rec_barrier(c);
-		} else if (c->state == FAULT_CACHE_VIEW) {
-			c->st.flushes++;
-			ok = true;
-		}
+		ok = fault_rec_flush(c);
 		spin_unlock(&c->lock);
 		if (!ok)
 			return -1;
