@@ -67,7 +67,8 @@ static void agree(const char *rule, int want)
 	if (want >= 0 && (want == 1) != !kr)
 		ok = false;
 	ktap_check(ok, "'%s': target %s%s%s, tool exit %d%s%s", rule, kr ? "refuses: " : "accepts",
-		   kr ? kerr.reason : "", want >= 0 && (want == 1) != !kr ? " (expected the other verdict)" : "",
+		   kr ? kerr.reason : "",
+		   want >= 0 && (want == 1) != !kr ? " (expected the other verdict)" : "",
 		   rc, rc ? ": " : "", rc ? strtok(err, "\n") : "");
 }
 
@@ -190,7 +191,8 @@ static void test_limits(void)
 				want = limit_want[k].ok[v] == 'y';
 				/* a delay rule with delay=0 and no jitter delays nothing */
 				if (!strncmp(actions[a], "delay:", 6) &&
-				    !strcmp(limit_want[k].key, "delay") && !strcmp(limit_vals[v], "0"))
+				    !strcmp(limit_want[k].key, "delay") &&
+				    !strcmp(limit_vals[v], "0"))
 					want = 0;
 				agree(rule, want);
 				n++;
