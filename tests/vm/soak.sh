@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make soak, in the guest (issue 13, "Torture"): SOAK_SECONDS (default
+# make soak, in the guest: SOAK_SECONDS (default
 # 3600) of everything at once on two fault devices over the two virtio
 # disks, sa (its table swapped among fault, fault-flakey, fault-delay and
 # fault with the write cache) and sb (fault, its rules changed):
@@ -336,11 +336,10 @@ while :; do
 	sleep 5
 	now=$(date +%s)
 	[ $((now - t0)) -ge "$SECS" ] && [ ! -e $W/stop ] && touch $W/stop && t1=$now
-	# Once stopped, swap and msgs no longer release what sa's stall rules
-	# without a timeout hold: release it here, or a verify round whose
-	# write is held never ends (the 6.1 soak of 2026-12-05: verify_a made
-	# no progress for 120 s after the stop, its writes held by
-	# stall:op=write,p=1%).
+	# After the stop, swap and msgs do not run, and nothing else releases
+	# what sa's stall rules without a timeout hold (stall:op=write,p=1%):
+	# release it here, or a verify round whose write is held never ends
+	# and the watchdog reports a hang.
 	[ -e $W/stop ] && dmsetup message sa 0 release > /dev/null 2>&1
 	for l in $LOOPS; do
 		v=$(cat $W/$l.vars 2>/dev/null)

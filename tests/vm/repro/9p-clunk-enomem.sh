@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Reproducer of the kernel's 9p client fid leak found by a fail-nth sweep
-# (issue 15, 2026-12-04): after p9_client_clunk() fails to allocate its
-# TCLUNK request, opens of unrelated files on the 9p root fail with EINVAL.
+# Reproducer of the kernel's 9p client fid leak that a fail-nth sweep
+# reaches: after p9_client_clunk() fails to allocate its TCLUNK request,
+# opens of unrelated files on the 9p root fail with EINVAL.
 #
 # p9_client_clunk() (net/9p/client.c, 6.1 and 6.12 alike) destroys the fid
 # locally on any error other than -ERESTARTSYS, -ENOMEM from

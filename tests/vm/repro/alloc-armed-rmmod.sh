@@ -1,21 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Reproducer of a 6.12 "Oops: int3" seen on issue #4 (2026-12-04), not
-# part of make check: it crashes the guest.  On 6.12 under QEMU TCG with a
-# host thread per vCPU, rmmod of dmf_alloc after rounds of 100 arm/disarm
-# cycles under fio and a reload was followed by an oops at an int3 in
-# kmem_cache_alloc_noprof+0x9 (a probe site) that no kprobe claimed, the
-# oops's Code: line showing the original byte back.  Round 3 of 6 crashed
-# at 41 s, round 1 at 20 s on a second run; one vCPU (--cpus 1), or two on
-# one host thread (--one-thread), ran 6/6 clean.
+# Reproducer of an "Oops: int3" on 6.12 under QEMU TCG with a host thread
+# per vCPU, not part of make check: it crashes the guest.  rmmod of
+# dmf_alloc after rounds of 100 arm/disarm cycles under fio and a reload is
+# followed, within a few of the 6 rounds, by an oops at an int3 in
+# kmem_cache_alloc_noprof+0x9 (a probe site) that no kprobe claims, the
+# oops's Code: line showing the original byte back.  With one vCPU
+# (--cpus 1), or two on one host thread (--one-thread), all 6 rounds pass.
 #
-# Cause (2026-12-04, session 3): the emulator.  A vCPU of multi-threaded
-# TCG can run an int3 that another vCPU removed and synchronised, and
-# 6.12's kprobe_int3_handler(), unlike 6.1's, does not back up over an
-# int3 that has gone.  kprobe-events-int3.sh beside this does the same
-# with no dm-fault module (the kernel's kprobe events) and oopsed the same
-# way on 6.12 in two of two multi-threaded runs, clean on one thread.
+# Cause: the emulator.  A vCPU of multi-threaded TCG can run an int3 that
+# another vCPU removed and synchronised, and 6.12's kprobe_int3_handler(),
+# unlike 6.1's, does not back up over an int3 that has gone.
+# kprobe-events-int3.sh beside this does the same with no dm-fault module
+# (the kernel's kprobe events) and oopses the same way on 6.12 with
+# multi-threaded TCG, and runs clean on one thread.
 #
 # usage: tests/vm/run --kernel "$(ls /lib/modules | grep ^6.12)" --mem 2048 --multi-thread -- \
 #            tests/vm/repro/alloc-armed-rmmod.sh [disarm]

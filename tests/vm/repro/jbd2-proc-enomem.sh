@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Reproducer of a kernel WARN found by dmfault hunt (its ext4 path,
-# 2026-12-04): when jbd2 cannot allocate its /proc/fs/jbd2/<dev>/info
+# Reproducer of a kernel WARN that dmfault hunt's ext4 path reaches:
+# when jbd2 cannot allocate its /proc/fs/jbd2/<dev>/info
 # entry at mount, the unmount (or the failed mount's cleanup) warns in
 # remove_proc_entry(): "name 'info'".
 #

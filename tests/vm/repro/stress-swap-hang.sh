@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Reproducer attempt for a hang seen once (CI rehearsal at ebee965, 6.12,
-# one host thread): 15-stress printed "xfs: device removed" and then
+# Reproducer attempt for a hang seen once (6.12, one host thread):
+# 15-stress printed "xfs: device removed" and then
 # nothing for over 15 minutes, in the live table swap section (100
 # suspend/load/resume of fault, fault-flakey and fault-delay tables under
 # a fio verify loop); QEMU stayed at 100 % of its host thread.  Not in make

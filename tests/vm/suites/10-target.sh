@@ -194,7 +194,8 @@ wait $pid
 expect "stall: suspend releases held bios" 0 $?
 dmsetup resume sl
 # Two releases at once, each of its own rule's stalls: neither may be lost
-# (they used to share one field that the second overwrote).
+# (as it would be if both went through one field, the second overwriting
+# the first).
 dmsetup message sl 0 rule add stall:op=read,sectors=8-15 >/dev/null
 lost=0
 for i in $(seq 15); do
