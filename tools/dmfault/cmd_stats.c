@@ -169,32 +169,57 @@ static void dft_stats_human_rule(const struct dft_opts *o, const struct dft_rule
 	       rs->action[0] ? rs->action : "-", dft_yes_no(rs->enabled), a, b, c);
 }
 
-/* The cache's line: its state and counters, as the kernel gave them. */
-static void dft_stats_human_cache(const struct dft_sample *s)
+/* Named counters: " name=value..." on a line, or members of the JSON object. */
+static void dft_stats_counters(struct dft_json *j, const uint64_t *v, unsigned int n,
+			       const char *(*name)(unsigned int))
 {
-	struct dft_cache_stat c;
 	unsigned int i;
 
-	if (!s->st.cache || dft_parse_cache(s->st.cache, &c))
-		return;
-	printf("  cache %s", c.state);
-	for (i = 0; i < DFT_NR_CACHE; i++)
-		printf(" %s=%llu", dft_cache_stat_name(i), (unsigned long long)c.v[i]);
-	printf("\n");
+	for (i = 0; i < n; i++) {
+		if (j)
+			dft_json_u64(j, name(i), v[i]);
+		else
+			printf(" %s=%llu", name(i), (unsigned long long)v[i]);
+	}
+	if (!j)
+		printf("\n");
 }
 
-static void dft_stats_json_cache(struct dft_json *j, const struct dft_sample *s)
+/* The cache's line or object: its state and counters, as the kernel gave them. */
+static void dft_stats_cache(struct dft_json *j, const struct dft_sample *s)
 {
 	struct dft_cache_stat c;
-	unsigned int i;
 
 	if (!s->st.cache || dft_parse_cache(s->st.cache, &c))
 		return;
-	dft_json_begin(j, "cache", '{');
-	dft_json_str(j, "state", c.state);
-	for (i = 0; i < DFT_NR_CACHE; i++)
-		dft_json_u64(j, dft_cache_stat_name(i), c.v[i]);
-	dft_json_end(j, '}');
+	if (j) {
+		dft_json_begin(j, "cache", '{');
+		dft_json_str(j, "state", c.state);
+	} else {
+		printf("  cache %s", c.state);
+	}
+	dft_stats_counters(j, c.v, DFT_NR_CACHE, dft_cache_stat_name);
+	if (j)
+		dft_json_end(j, '}');
+}
+
+/* The bad-block map's line or object: on or off, partial completion, counters. */
+static void dft_stats_bad(struct dft_json *j, const struct dft_sample *s)
+{
+	struct dft_bad_stat b;
+
+	if (!s->st.bad || dft_parse_bad(s->st.bad, &b))
+		return;
+	if (j) {
+		dft_json_begin(j, "bad", '{');
+		dft_json_bool(j, "enabled", b.enabled);
+		dft_json_bool(j, "partial", b.partial);
+	} else {
+		printf("  bad %s partial=%d", b.enabled ? "on" : "off", b.partial);
+	}
+	dft_stats_counters(j, b.v, DFT_NR_BAD, dft_bad_stat_name);
+	if (j)
+		dft_json_end(j, '}');
 }
 
 static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s,
@@ -208,7 +233,8 @@ static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s
 		printf(", held %llu", (unsigned long long)s->st.held);
 	printf("\n");
 	dft_stats_human_ops(o, s, prev, secs);
-	dft_stats_human_cache(s);
+	dft_stats_cache(NULL, s);
+	dft_stats_bad(NULL, s);
 	if (!s->st.nr_rules)
 		return;
 	printf("  %-4s %-8s %-7s %10s %10s %10s%s\n", "RULE", "ACTION", "ENABLED",
@@ -283,7 +309,8 @@ static void dft_stats_json(struct dft_json *j, const struct dft_sample *s,
 	dft_json_str(j, "target", s->type);
 	if (s->st.has_held)
 		dft_json_u64(j, "held", s->st.held);
-	dft_stats_json_cache(j, s);
+	dft_stats_cache(j, s);
+	dft_stats_bad(j, s);
 	dft_json_begin(j, "ops", '{');
 	for (i = 0; i < s->st.nr_ops; i++)
 		dft_stats_json_op(j, &s->st.ops[i], prev, secs);

@@ -5,16 +5,18 @@
  *
  * Layout: main.c holds the command table, the argument parser, help and the
  * completion script; cmd_dev.c (create, remove, list, table), cmd_rule.c
- * (rules on a live device), cmd_stats.c (stats, log, reset, release) and
- * cmd_alloc.c (allocator hooks, run, the fail-nth sweep), cmd_hunt.c (hunt)
- * and cmd_crash.c (crashtest, with crash_report.c for its account) are the
- * handlers; hunt.c (the hunt's catalogue, call chains, findings) dm.c is the only
- * file that talks to libdevmapper and kmsg.c reads the kernel log; rule.c
- * checks rules with the target's own parser (rule.h); spec.c (readable
+ * (rules on a live device), cmd_stats.c (stats, log, reset, release),
+ * cmd_alloc.c (allocator hooks, run, the fail-nth sweep), cmd_hunt.c (hunt),
+ * cmd_crash.c (crashtest, with crash_report.c for its account) and
+ * cmd_bad.c (badblocks) are the handlers; hunt.c holds the hunt's
+ * catalogue, call chains and findings; dm.c is the only file that talks to
+ * libdevmapper and kmsg.c reads the kernel log; rule.c checks rules and
+ * msg.c messages with the target's own parser (rule.h); spec.c (readable
  * options to table text), parse.c (status and message replies), json.c
- * (output), record.c (crashtest's recording) and explore.c (its crash states
- * and delta debugging) use only libc and rule.c, so the host unit tests link
- * them as they are; fsmap.c asks debugfs and xfs_db which files hold sectors.
+ * (output), record.c (crashtest's recording), explore.c (its crash states
+ * and delta debugging) and badfile.c (badblocks(8) lists to messages) use
+ * only libc and rule.c, so the host unit tests link them as they are;
+ * fsmap.c asks debugfs and xfs_db which files hold sectors.
  *
  * Conventions: our functions return 0 or -errno; libdevmapper's return 1
  * for success and are converted in dm.c, never passed on.
@@ -107,6 +109,7 @@ struct dft_stats {
 	bool has_held;			/* false: an older target */
 	uint64_t held;			/* bios held by delay and stall rules */
 	char *cache;			/* the cache mode word as given; NULL: none */
+	char *bad;			/* the bad-block map's word as given; NULL: none */
 	unsigned int nr_ops;
 	struct dft_op_stat *ops;
 	unsigned int nr_rules;
@@ -120,6 +123,15 @@ struct dft_cache_stat {
 };
 
 int dft_parse_cache(const char *word, struct dft_cache_stat *c);
+
+/* The bad word of the INFO status: the map's switches and counters (DFT_B_*, rule.h). */
+struct dft_bad_stat {
+	bool enabled;			/* on: bios that touch a range fail */
+	bool partial;			/* the good sectors before a bad one complete */
+	uint64_t v[DFT_NR_BAD];
+};
+
+int dft_parse_bad(const char *word, struct dft_bad_stat *b);
 
 void dft_stats_free(struct dft_stats *st);
 int dft_parse_info(const char *status, struct dft_stats *st, const char **err);
@@ -542,6 +554,24 @@ int dft_sh_timeout(const char *line, const char *out, char *const *env, unsigned
  */
 size_t dft_file_tail(const char *path, char *buf, size_t len);
 
+/* ---- badfile.c: a badblocks(8) list to "bad add" messages (libc only) ------- */
+
+/* Block numbers, as read. */
+struct dft_badlist {
+	uint64_t *blocks;
+	size_t nr, size;
+	uint64_t lines;			/* lines read */
+};
+
+int dft_badlist_read(FILE *f, const char *name, uint64_t nr_blocks, struct dft_badlist *bl,
+		     char *err, size_t len);
+int dft_badlist_ranges(struct dft_badlist *bl, uint64_t block_size, struct dft_range **ranges,
+		       size_t *nr);
+void dft_badlist_free(struct dft_badlist *bl);
+int dft_bad_range_word(const struct dft_range *r, char *buf, size_t len);
+size_t dft_bad_batch(struct dft_buf *b, const char *head, const struct dft_range *r, size_t n,
+		     size_t max);
+
 /* ---- main.c: the command table and output helpers --------------------------- */
 
 struct dft_opts;
@@ -562,6 +592,7 @@ struct dft_cmd {
 #define DFT_CMD_DEVICE		(1U << 2)	/* the first argument names a device */
 #define DFT_CMD_HIDDEN		(1U << 3)	/* not listed in the help */
 #define DFT_CMD_KEEP_REFUSED	(1U << 4)	/* a refused --ACTION rule goes to the handler */
+#define DFT_CMD_FILE		(1U << 5)	/* the second argument is a file */
 
 struct dft_kv {
 	const char *key;
@@ -593,6 +624,11 @@ struct dft_opts {
 	bool ct_have_seed, ct_have_limit, ct_have_unit, ct_have_subset_max, ct_have_samples;
 	bool ct_have_minimise;
 	long long ct_max_states;
+
+	/* badblocks */
+	char *bad_mode, *bad_status;
+	uint64_t bad_wr_fail, bad_block_size;
+	bool bad_have_wr_fail, bad_have_block_size;
 };
 
 int dft_parse_setting(struct dft_opts *o, char *arg);
@@ -629,6 +665,9 @@ DFT_HANDLER(dft_cmd_alloc_set);
 DFT_HANDLER(dft_cmd_alloc_mark);
 DFT_HANDLER(dft_cmd_run);
 DFT_HANDLER(dft_cmd_hunt);
+DFT_HANDLER(dft_cmd_bad_msg);
+DFT_HANDLER(dft_cmd_bad_list);
+DFT_HANDLER(dft_cmd_bad_load);
 
 /* cmd_dev.c, shared by cmd_rule.c and cmd_stats.c */
 /* A fault device as list shows it. */

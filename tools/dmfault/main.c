@@ -6,8 +6,8 @@
  * Every command is one row of dft_cmds[]: its name (one or two words), the
  * arguments it takes, the options it accepts, its handler and a line of
  * help.  The usage text, --help, per-command help and the bash completion
- * script are all generated from that table, so a new command (bad blocks,
- * crash/recover) is one row and one handler.
+ * script are all generated from that table, so a new command is one row and
+ * one handler.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -122,10 +122,21 @@ static const struct dft_opt dft_options[] = {
 	{ "unit", 0, "SIZE", DFT_OPT_SIZE, offsetof(struct dft_opts, ct_unit),
 	  offsetof(struct dft_opts, ct_have_unit), NULL,
 	  "crashtest: what a torn write keeps or loses (default: the logical block)" },
+	STR("mode", "MODE", bad_mode,
+	    "badblocks: heal (reads fail, a write heals; the default), sticky, read or write"),
+	STR("status", "STATUS", bad_status,
+	    "badblocks: the error the ranges fail with, as a rule's status= (default medium)"),
+	{ "wr-fail", 0, "N", DFT_OPT_U64, offsetof(struct dft_opts, bad_wr_fail),
+	  offsetof(struct dft_opts, bad_have_wr_fail), NULL,
+	  "badblocks: mode heal: writes that fail before one heals (default 0)" },
+	{ "block-size", 0, "SIZE", DFT_OPT_SIZE, offsetof(struct dft_opts, bad_block_size),
+	  offsetof(struct dft_opts, bad_have_block_size), NULL,
+	  "badblocks load: the list's block size, as badblocks -b (default 1024)" },
 };
 
 #define OPTS(...)	((const char *const[]){ __VA_ARGS__, NULL })
 #define RULE_OPTS	"error", "drop", "corrupt", "delay", "stall", "torn", "rule"
+#define BAD_OPTS	"mode", "status", "wr-fail"
 
 static DFT_HANDLER(dft_cmd_help);
 static DFT_HANDLER(dft_cmd_version);
@@ -172,6 +183,28 @@ static const struct dft_cmd dft_cmds[] = {
 	  "zero the counters and clear the fault log", NULL, DFT_CMD_DEVICE },
 	{ "release", "NAME [RULE_ID]", 1, 2, dft_cmd_release,
 	  "release I/O held by stall rules (all, or one rule's)", NULL, DFT_CMD_DEVICE },
+	{ "badblocks add", "NAME RANGE...", 2, -1, dft_cmd_bad_msg,
+	  "mark sector ranges bad: SECTOR, FIRST-LAST or FIRST+COUNT",
+	  OPTS(BAD_OPTS), DFT_CMD_DEVICE },
+	{ "badblocks remove", "NAME RANGE...", 2, -1, dft_cmd_bad_msg,
+	  "make sector ranges good again (a range may split one)", NULL, DFT_CMD_DEVICE },
+	{ "badblocks clear", "NAME", 1, 1, dft_cmd_bad_msg,
+	  "remove every range", NULL, DFT_CMD_DEVICE },
+	{ "badblocks enable", "NAME", 1, 1, dft_cmd_bad_msg,
+	  "let the map fail I/O (the default)", NULL, DFT_CMD_DEVICE },
+	{ "badblocks disable", "NAME", 1, 1, dft_cmd_bad_msg,
+	  "keep the map but fail nothing", NULL, DFT_CMD_DEVICE },
+	{ "badblocks partial", "NAME on|off", 2, 2, dft_cmd_bad_msg,
+	  "complete the good sectors before a bad one, fail the rest", NULL, DFT_CMD_DEVICE },
+	{ "badblocks count", "NAME", 1, 1, dft_cmd_bad_msg,
+	  "how many ranges and sectors are bad", NULL, DFT_CMD_DEVICE },
+	{ "badblocks query", "NAME SECTOR", 2, 2, dft_cmd_bad_msg,
+	  "whether a sector is bad, and its range and kind", NULL, DFT_CMD_DEVICE },
+	{ "badblocks list", "NAME", 1, 1, dft_cmd_bad_list,
+	  "every bad range with its kind, one a line", NULL, DFT_CMD_DEVICE },
+	{ "badblocks load", "NAME FILE", 2, 2, dft_cmd_bad_load,
+	  "add the blocks of a badblocks(8) list (- for stdin), in batches",
+	  OPTS("block-size", BAD_OPTS), DFT_CMD_DEVICE | DFT_CMD_FILE },
 	{ "alloc show", "", 0, 0, dft_cmd_alloc_show,
 	  "show the allocator hook knobs and counters",
 	  OPTS("slab", "page", "json"), 0 },
@@ -355,6 +388,29 @@ static bool dft_is_group(const char *w)
 	return false;
 }
 
+/*
+ * "badblocks NAME add ...", the device before the subcommand, is read as
+ * "badblocks add NAME ..." for the commands about a device: the two words
+ * are swapped in @argv.  NULL when the words are not that.
+ */
+static const struct dft_cmd *dft_find_cmd_dev_first(char **argv, int argc, int i, int *words)
+{
+	const struct dft_cmd *cmd;
+	char *name;
+	int n;
+
+	if (i + 2 >= argc || !dft_is_group(argv[i]))
+		return NULL;
+	cmd = dft_find_cmd(argv[i], argv[i + 2], &n);
+	if (!cmd || n != 2 || !(cmd->flags & DFT_CMD_DEVICE))
+		return NULL;
+	*words = n;
+	name = argv[i + 1];
+	argv[i + 1] = argv[i + 2];
+	argv[i + 2] = name;
+	return cmd;
+}
+
 /* "rule" without a known subcommand: list the ones there are. */
 static int dft_group_err(const char *group, const char *sub)
 {
@@ -529,9 +585,25 @@ static void dft_comp_options(void)
 	printf("\tesac\n\n");
 }
 
+/* A case pattern: the commands with every flag of @want and none of @skip. */
+static void dft_comp_case(unsigned int want, unsigned int skip)
+{
+	unsigned int i, j;
+
+	for (i = 0, j = 0; i < ARRAY_SIZE(dft_cmds); i++) {
+		if ((dft_cmds[i].flags & want) != want || (dft_cmds[i].flags & skip))
+			continue;
+		printf("%s\"%s%s\"", j++ ? " | " : "\t", dft_cmds[i].name,
+		       strchr(dft_cmds[i].name, ' ') ? "" : " ");
+	}
+	printf(")\n");
+}
+
 /* Command words, then device names and files where arguments go. */
 static void dft_comp_words(void)
 {
+	static const char names[] =
+		"$(compgen -W \"$(dmfault list --names 2>/dev/null)\" -- \"$cur\")";
 	unsigned int i, j;
 
 	printf("\tif [[ $cur == -* ]]; then\n");
@@ -550,16 +622,14 @@ static void dft_comp_words(void)
 	printf("\tlocal subs=$(_dmfault_subs \"$cmd\")\n");
 	printf("\tif [[ -n $subs && -z $sub ]]; then\n");
 	printf("\t\tCOMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"))\n\t\treturn\n\tfi\n");
-	printf("\tcase \"$cmd $sub\" in\n\t");
-	for (i = 0, j = 0; i < ARRAY_SIZE(dft_cmds); i++) {
-		if (!(dft_cmds[i].flags & DFT_CMD_DEVICE))
-			continue;
-		printf("%s\"%s%s\"", j++ ? " | " : "", dft_cmds[i].name,
-		       strchr(dft_cmds[i].name, ' ') ? "" : " ");
-	}
-	printf(")\n");
+	printf("\tcase \"$cmd $sub\" in\n");
+	dft_comp_case(DFT_CMD_DEVICE | DFT_CMD_FILE, 0);
+	printf("\t\tif ((nargs == 0)); then\n\t\t\tCOMPREPLY=(%s)\n", names);
+	printf("\t\telif ((nargs == 1)); then\n\t\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n");
+	printf("\t\tfi ;;\n");
+	dft_comp_case(DFT_CMD_DEVICE, DFT_CMD_FILE);
 	printf("\t\tif ((nargs == 0)) || [[ $cmd == remove || $cmd == stats || $cmd == log || $cmd == reset ]]; then\n");
-	printf("\t\t\tCOMPREPLY=($(compgen -W \"$(dmfault list --names 2>/dev/null)\" -- \"$cur\"))\n");
+	printf("\t\t\tCOMPREPLY=(%s)\n", names);
 	printf("\t\tfi ;;\n");
 	printf("\t\"create \")\n");
 	printf("\t\t((nargs == 1)) && COMPREPLY=($(compgen -f -- \"${cur:-/dev/}\")) ;;\n");
@@ -917,6 +987,8 @@ int main(int argc, char **argv)
 		return DFT_EXIT_USAGE;
 	}
 	cmd = dft_find_cmd(argv[i], i + 1 < argc ? argv[i + 1] : NULL, &words);
+	if (!cmd || (words == 1 && dft_is_group(argv[i])))
+		cmd = dft_find_cmd_dev_first(argv, argc, i, &words) ?: cmd;
 	if (!cmd || (words == 1 && dft_is_group(argv[i]))) {
 		if (dft_is_group(argv[i]))
 			return dft_group_err(argv[i], i + 1 < argc ? argv[i + 1] : NULL);

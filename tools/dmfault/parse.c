@@ -4,8 +4,9 @@
  * the log and rule list message replies) and for kernel log records.
  * Input is untrusted text: every field is checked, malformed input gives an
  * error string and never a crash.  Fields a newer target appends to a log
- * line are skipped; the INFO status ends with at most one word after the
- * held count.  libc only: the host unit tests link this file as it is.
+ * line are skipped; the INFO status ends with the held count, the cache word
+ * and the bad-block map's word, and words after those are left alone.  libc
+ * only: the host unit tests link this file as it is.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ void dft_stats_free(struct dft_stats *st)
 	free(st->ops);
 	free(st->rules);
 	free(st->cache);
+	free(st->bad);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -110,6 +112,20 @@ static int dft_parse_rule_entry(char *tok, struct dft_rule_stat *rs)
 	return 0;
 }
 
+/* @n counters "a:b:..." from @s (NULL: none); fields after them are ignored. */
+static int dft_parse_counters(char *s, uint64_t *v, unsigned int n)
+{
+	unsigned int i;
+	char *tok;
+
+	for (i = 0; i < n; i++) {
+		tok = strsep(&s, ":");
+		if (!tok || dft_parse_u64(tok, &v[i]))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * dft_parse_cache - parse the cache word of the INFO status
  * @word: "state:blocks:...:lost_sectors" (fields a newer target adds after
@@ -121,7 +137,6 @@ static int dft_parse_rule_entry(char *tok, struct dft_rule_stat *rs)
 int dft_parse_cache(const char *word, struct dft_cache_stat *c)
 {
 	char buf[512], *s = buf, *tok;
-	unsigned int i;
 
 	memset(c, 0, sizeof(*c));
 	if (!strcmp(word, "-"))
@@ -133,22 +148,62 @@ int dft_parse_cache(const char *word, struct dft_cache_stat *c)
 	if (!*tok || strlen(tok) >= sizeof(c->state))
 		return -EINVAL;
 	strcpy(c->state, tok);
-	for (i = 0; i < DFT_NR_CACHE; i++) {
-		tok = strsep(&s, ":");
-		if (!tok || dft_parse_u64(tok, &c->v[i]))
-			return -EINVAL;
+	return dft_parse_counters(s, c->v, DFT_NR_CACHE);
+}
+
+/**
+ * dft_parse_bad - parse the bad-block map's word of the INFO status
+ * @word: "<on|off>:<partial 0|1>:ranges:sectors:lookups:hits:heals" (fields
+ *        a newer target adds after these are ignored)
+ * @b: filled in
+ *
+ * Return: 0, 1 if @word is "-" (no map), -EINVAL if malformed.
+ */
+int dft_parse_bad(const char *word, struct dft_bad_stat *b)
+{
+	char buf[512], *s = buf, *on, *partial;
+
+	memset(b, 0, sizeof(*b));
+	if (!strcmp(word, "-"))
+		return 1;
+	if (strlen(word) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, word);
+	on = strsep(&s, ":");
+	partial = strsep(&s, ":");
+	if ((strcmp(on, "on") && strcmp(on, "off")) || !partial ||
+	    (strcmp(partial, "0") && strcmp(partial, "1")))
+		return -EINVAL;
+	b->enabled = !strcmp(on, "on");
+	b->partial = *partial == '1';
+	return dft_parse_counters(s, b->v, DFT_NR_BAD);
+}
+
+/* The next word of @s, copied to *@word; none: *@word stays NULL. */
+static int dft_parse_info_word(char **s, char **word, const char **err)
+{
+	char *tok = dft_token(s, " ");
+
+	if (!tok)
+		return 0;
+	*word = strdup(tok);
+	if (!*word) {
+		*err = "out of memory";
+		return -ENOMEM;
 	}
 	return 0;
 }
 
 /*
- * "[<held> [<cache>]]": the end of the INFO status.  The cache word ("-" when
- * off, or colon-separated fields) is kept as it is; words after it belong to
- * a newer target and are left alone, so that this tool reads its status.
+ * "[<held> [<cache> [<bad>]]]": the end of the INFO status.  The cache word
+ * ("-" when off, or colon-separated fields) and the bad-block map's word
+ * ("-" when there is no map) are kept as they are; words after them belong
+ * to a newer target and are left alone, so that this tool reads its status.
  */
 static int dft_parse_info_tail(char *s, struct dft_stats *st, const char **err)
 {
 	char *tok = dft_token(&s, " ");
+	int r;
 
 	if (!tok)
 		return 0;
@@ -157,23 +212,19 @@ static int dft_parse_info_tail(char *s, struct dft_stats *st, const char **err)
 		return -EINVAL;
 	}
 	st->has_held = true;
-	tok = dft_token(&s, " ");
-	if (!tok)
-		return 0;
-	st->cache = strdup(tok);
-	if (!st->cache) {
-		*err = "out of memory";
-		return -ENOMEM;
-	}
-	return 0;
+	r = dft_parse_info_word(&s, &st->cache, err);
+	if (r || !st->cache)
+		return r;
+	return dft_parse_info_word(&s, &st->bad, err);
 }
 
 /**
  * dft_parse_info - parse the INFO status of a fault target
  * @status: "<nr_ops> <op>:<bios>:<bytes>:<failed>:<failed_bytes>... <nr_rules>
  *          <id>:<seen>:<matched>:<injected>:<action>:<enabled>:<seed>... <held>
- *          [<cache>]" (an older target: rule entries of four fields, no held
- *          count; a target without a cache mode: no cache word)
+ *          [<cache> [<bad>]]" (an older target: rule entries of four fields,
+ *          no held count; a target without a cache mode or a bad-block map:
+ *          no cache or bad word)
  * @st: filled in; free with dft_stats_free() (also after an error)
  * @err: on failure, what was wrong
  *

@@ -149,6 +149,18 @@ DFT_SAME(DFT_C_LOST_WRITES, FAULT_CS_LOST_WRITES);
 DFT_SAME(DFT_C_LOST_SECTORS, FAULT_CS_LOST_SECTORS);
 DFT_SAME(DFT_NR_CACHE, FAULT_NR_CACHE_STATS);
 DFT_SAME(DFT_TEARS_MAX, FAULT_VIEW_TEARS);
+DFT_SAME(DFT_B_RANGES, FAULT_BS_RANGES);
+DFT_SAME(DFT_B_SECTORS, FAULT_BS_SECTORS);
+DFT_SAME(DFT_B_LOOKUPS, FAULT_BS_LOOKUPS);
+DFT_SAME(DFT_B_HITS, FAULT_BS_HITS);
+DFT_SAME(DFT_B_HEALS, FAULT_BS_HEALS);
+DFT_SAME(DFT_NR_BAD, FAULT_NR_BAD_STATS);
+
+/* The name of the bad word's counter @i, as the target's stats reply has it. */
+const char *dft_bad_stat_name(unsigned int i)
+{
+	return fault_bad_stat_name(i);
+}
 
 /* The name of the cache word's counter @i, as the target's stats reply has it. */
 const char *dft_cache_stat_name(unsigned int i)

@@ -62,4 +62,17 @@ enum {
 
 const char *dft_cache_stat_name(unsigned int i);
 
+/*
+ * The counters of the status's bad word, in the target's order (enum
+ * fault_bad_stat: rule.c checks that the two agree), and their names.
+ */
+enum {
+	DFT_B_RANGES, DFT_B_SECTORS, DFT_B_LOOKUPS, DFT_B_HITS, DFT_B_HEALS, DFT_NR_BAD
+};
+
+const char *dft_bad_stat_name(unsigned int i);
+
+/* msg.c: a message checked with the target's message parser */
+int dft_msg_check(const char *msg, char *word, size_t len, const char **why);
+
 #endif /* _DMFAULT_RULE_H */
