@@ -141,6 +141,16 @@ static const char * const fault_msg_names[FAULT_NR_MSGS] = {
 	[FAULT_MSG_LOG] = "log",
 	[FAULT_MSG_RELEASE] = "release",
 	[FAULT_MSG_RESET] = "reset",
+	[FAULT_MSG_BAD] = "bad",
+	[FAULT_MSG_BAD_ADD] = "bad add",
+	[FAULT_MSG_BAD_REMOVE] = "bad remove",
+	[FAULT_MSG_BAD_CLEAR] = "bad clear",
+	[FAULT_MSG_BAD_QUERY] = "bad query",
+	[FAULT_MSG_BAD_COUNT] = "bad count",
+	[FAULT_MSG_BAD_LIST] = "bad list",
+	[FAULT_MSG_BAD_ENABLE] = "bad enable",
+	[FAULT_MSG_BAD_DISABLE] = "bad disable",
+	[FAULT_MSG_BAD_PARTIAL] = "bad partial",
 	[FAULT_MSG_CACHE] = "cache",
 	[FAULT_MSG_CACHE_ON] = "cache on",
 	[FAULT_MSG_CACHE_OFF] = "cache off",
@@ -343,6 +353,96 @@ bad:
 	return -EINVAL;
 }
 
+/* bad add|remove: [keys] then one range or more; the ranges are read twice */
+static int fault_msg_bad_ranges(struct fault_msg *m, unsigned int argc, char **argv,
+				char **error)
+{
+	const char *why;
+	unsigned int i;
+	u64 first, last;
+
+	fault_bad_attr_init(&m->bad);
+	for (i = 2; i < argc && strchr(argv[i], '='); i++) {
+		if (m->cmd == FAULT_MSG_BAD_REMOVE) {
+			*error = "bad remove takes ranges only";
+			return -EINVAL;
+		}
+		if (fault_bad_attr_parse(&m->bad, argv[i], &why)) {
+			*error = (char *)why;
+			return -EINVAL;
+		}
+	}
+	if (m->bad.wr_fail && m->bad.mode != FAULT_BAD_HEAL) {
+		*error = "wr_fail= is for mode=heal";
+		return -EINVAL;
+	}
+	m->ranges = argv + i;
+	m->nr_ranges = argc - i;
+	if (!m->nr_ranges) {
+		*error = "expected a range: <sector>, <first>-<last> or <first>+<count>";
+		return -EINVAL;
+	}
+	for (; i < argc; i++) {
+		if (fault_bad_range_parse(argv[i], &first, &last)) {
+			*error = "invalid range: <sector>, <first>-<last> or <first>+<count>";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * bad add [mode=<m>] [status=<s>] [wr_fail=<n>] <range>... | bad remove
+ * <range>... | bad clear | bad count | bad enable | bad disable | bad query
+ * <sector> | bad list [<from>] | bad partial on|off
+ */
+static int fault_msg_parse_bad(struct fault_msg *m, unsigned int argc, char **argv,
+			       char **error)
+{
+	static const struct {
+		const char *word;
+		enum fault_msg_cmd cmd;
+		unsigned int argc;		/* 0: any */
+	} forms[] = {
+		{ "add", FAULT_MSG_BAD_ADD, 0 },	{ "remove", FAULT_MSG_BAD_REMOVE, 0 },
+		{ "clear", FAULT_MSG_BAD_CLEAR, 2 },	{ "query", FAULT_MSG_BAD_QUERY, 3 },
+		{ "count", FAULT_MSG_BAD_COUNT, 2 },	{ "list", FAULT_MSG_BAD_LIST, 0 },
+		{ "enable", FAULT_MSG_BAD_ENABLE, 2 },	{ "disable", FAULT_MSG_BAD_DISABLE, 2 },
+		{ "partial", FAULT_MSG_BAD_PARTIAL, 3 },
+	};
+	unsigned int i;
+
+	for (i = 0; argc >= 2 && i < ARRAY_SIZE(forms); i++)
+		if (!strcasecmp(argv[1], forms[i].word))
+			break;
+	if (argc < 2 || i == ARRAY_SIZE(forms) || (forms[i].argc && argc != forms[i].argc))
+		goto bad;
+	m->cmd = forms[i].cmd;
+	switch (m->cmd) {
+	case FAULT_MSG_BAD_ADD:
+	case FAULT_MSG_BAD_REMOVE:
+		return fault_msg_bad_ranges(m, argc, argv, error);
+	case FAULT_MSG_BAD_QUERY:
+		if (fault_bad_sector_parse(argv[2], &m->sector))
+			goto bad;
+		return 0;
+	case FAULT_MSG_BAD_LIST:
+		if (argc > 3 || (argc == 3 && fault_bad_sector_parse(argv[2], &m->sector)))
+			goto bad;
+		return 0;
+	case FAULT_MSG_BAD_PARTIAL:
+		m->on = !strcasecmp(argv[2], "on");
+		if (!m->on && strcasecmp(argv[2], "off"))
+			goto bad;
+		return 0;
+	default:
+		return 0;
+	}
+bad:
+	*error = "expected 'bad add|remove|clear|query|count|list|enable|disable|partial'";
+	return -EINVAL;
+}
+
 /*
  * The messages by their first word, which is their name; parse reads the
  * rest of the words, NULL: there is none.
@@ -356,6 +456,7 @@ static const struct {
 	{ FAULT_MSG_LOG, NULL },
 	{ FAULT_MSG_RELEASE, fault_msg_parse_release },
 	{ FAULT_MSG_RESET, NULL },
+	{ FAULT_MSG_BAD, fault_msg_parse_bad },
 	{ FAULT_MSG_CACHE, fault_msg_parse_cache },
 	{ FAULT_MSG_CRASH, fault_msg_parse_crash },
 	{ FAULT_MSG_MARK, fault_msg_parse_mark },

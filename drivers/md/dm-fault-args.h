@@ -36,6 +36,7 @@ struct fault_compat_args {
 	unsigned int rrc, rwc;		/* random_{read,write}_corrupt, per 10^9 */
 	unsigned int nr_delay;		/* delay classes given: 1 to 3 */
 	unsigned int delay_ms[3];
+	unsigned int blksz;		/* dust: bytes per block */
 };
 
 /*
@@ -64,6 +65,16 @@ enum fault_msg_cmd {
 	FAULT_MSG_LOG,
 	FAULT_MSG_RELEASE,
 	FAULT_MSG_RESET,
+	FAULT_MSG_BAD,			/* "bad" and a bad rest: only refused */
+	FAULT_MSG_BAD_ADD,
+	FAULT_MSG_BAD_REMOVE,
+	FAULT_MSG_BAD_CLEAR,
+	FAULT_MSG_BAD_QUERY,
+	FAULT_MSG_BAD_COUNT,
+	FAULT_MSG_BAD_LIST,
+	FAULT_MSG_BAD_ENABLE,
+	FAULT_MSG_BAD_DISABLE,
+	FAULT_MSG_BAD_PARTIAL,
 	FAULT_MSG_CACHE,		/* "cache" and a bad rest: only refused */
 	FAULT_MSG_CACHE_ON,
 	FAULT_MSG_CACHE_OFF,
@@ -86,6 +97,11 @@ struct fault_msg {
 	u64 from;			/* record list: the first write listed */
 	const char *label;		/* mark: its label, in argv, or NULL */
 	const char *keep, *tear;	/* view: the values of keep= and tear=, in argv */
+	struct fault_bad_attr bad;	/* bad add: the ranges' kind */
+	unsigned int nr_ranges;		/* bad add, remove: the range words, in argv */
+	char **ranges;
+	u64 sector;			/* bad query: the sector; bad list: the first */
+	bool on;			/* bad partial */
 };
 
 #define FAULT_MARK_LABEL_MAX	32

@@ -1115,3 +1115,132 @@ int fault_view_parse(struct fault_view *v, const char *keep, const char *tear,
 		return -EINVAL;
 	return tear ? fault_view_tears(v, tear, error) : 0;
 }
+
+static const char * const fault_bad_mode_names[FAULT_NR_BAD_MODES] = {
+	[FAULT_BAD_HEAL] = "heal",
+	[FAULT_BAD_STICKY] = "sticky",
+	[FAULT_BAD_READ] = "read",
+	[FAULT_BAD_WRITE] = "write",
+};
+
+static const char * const fault_bad_stat_names[FAULT_NR_BAD_STATS] = {
+	[FAULT_BS_RANGES] = "ranges",
+	[FAULT_BS_SECTORS] = "sectors",
+	[FAULT_BS_LOOKUPS] = "lookups",
+	[FAULT_BS_HITS] = "hits",
+	[FAULT_BS_HEALS] = "heals",
+};
+
+const char *fault_bad_mode_name(enum fault_bad_mode mode)
+{
+	return mode < FAULT_NR_BAD_MODES ? fault_bad_mode_names[mode] : "?";
+}
+
+const char *fault_bad_stat_name(enum fault_bad_stat i)
+{
+	return i < FAULT_NR_BAD_STATS ? fault_bad_stat_names[i] : "?";
+}
+
+/* A bad range as a disk reports a medium error: reads fail, a write heals. */
+void fault_bad_attr_init(struct fault_bad_attr *a)
+{
+	a->mode = FAULT_BAD_HEAL;
+	a->status = FAULT_STS_MEDIUM;
+	a->wr_fail = 0;
+}
+
+/**
+ * fault_bad_attr_parse - one key of a bad range: mode=, status= or wr_fail=
+ * @a: changed by the key
+ * @word: "<key>=<value>"
+ * @error: set to the reason on failure
+ *
+ * Return: 0, or -EINVAL with *@error set.
+ */
+int fault_bad_attr_parse(struct fault_bad_attr *a, const char *word, const char **error)
+{
+	const char *val = strchr(word, '=');
+	int i;
+
+	if (!val) {
+		*error = "expected mode=, status= or wr_fail=";
+		return -EINVAL;
+	}
+	val++;
+	if (!strncmp(word, "mode=", 5)) {
+		i = fault_name_index(fault_bad_mode_names, FAULT_NR_BAD_MODES, val);
+		if (i >= 0) {
+			a->mode = i;
+			return 0;
+		}
+		*error = "mode= takes heal, sticky, read or write";
+	} else if (!strncmp(word, "status=", 7)) {
+		if (!fault_parse_status(val, &a->status) && a->status != FAULT_STS_OK)
+			return 0;
+		*error = "status= takes an error status, as a rule's";
+	} else if (!strncmp(word, "wr_fail=", 8)) {
+		if (*val >= '0' && *val <= '9' && !kstrtouint(val, 10, &a->wr_fail))
+			return 0;
+		*error = "wr_fail= takes a count of writes, 0 to 4294967295";
+	} else {
+		*error = "expected mode=, status= or wr_fail=";
+	}
+	return -EINVAL;
+}
+
+/* "mode=<m> status=<s> wr_fail=<n>", as fault_bad_attr_parse() reads it */
+int fault_bad_attr_format(const struct fault_bad_attr *a, char *buf, size_t len)
+{
+	return scnprintf(buf, len, "mode=%s status=%s wr_fail=%u", fault_bad_mode_name(a->mode),
+			 fault_status_name(a->status), a->wr_fail);
+}
+
+/* A sector number in decimal: no sign, no base prefix, no wrap past 2^64. */
+static int fault_bad_sector(const char *s, size_t n, u64 *v)
+{
+	char num[24];
+
+	if (!n || n >= sizeof(num) || *s < '0' || *s > '9')
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	return kstrtou64(num, 10, v) ? -EINVAL : 0;
+}
+
+/* One sector number, as the query and list messages take it. */
+int fault_bad_sector_parse(const char *s, u64 *v)
+{
+	return fault_bad_sector(s, strlen(s), v);
+}
+
+/**
+ * fault_bad_range_parse - a range of sectors: "<n>", "<first>-<last>" or "<first>+<count>"
+ * @s: the text
+ * @first: the first sector
+ * @last: the last sector, inclusive
+ *
+ * Refuses a reversed range, a count of 0 and a range that wraps past 2^64;
+ * whether it fits the device is the caller's question.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int fault_bad_range_parse(const char *s, u64 *first, u64 *last)
+{
+	size_t n = strcspn(s, "-+");
+	u64 count;
+
+	if (fault_bad_sector(s, n, first))
+		return -EINVAL;
+	if (!s[n]) {
+		*last = *first;
+		return 0;
+	}
+	if (s[n] == '-')
+		return fault_bad_sector(s + n + 1, strlen(s + n + 1), last) || *last < *first ?
+		       -EINVAL : 0;
+	if (fault_bad_sector(s + n + 1, strlen(s + n + 1), &count) || !count ||
+	    count - 1 > U64_MAX - *first)
+		return -EINVAL;
+	*last = *first + count - 1;
+	return 0;
+}

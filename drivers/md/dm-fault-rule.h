@@ -194,6 +194,39 @@ struct fault_view {
 int fault_view_parse(struct fault_view *v, const char *keep, const char *tear,
 		     const char **error);
 
+/*
+ * The bad-block map: sector ranges and what each does to the bios that
+ * touch it.  A range's kind is packed into one word in the map
+ * (dm-fault-bad.c); the names are the messages' and the replies'.
+ */
+enum fault_bad_mode {
+	FAULT_BAD_HEAL,			/* reads fail; a write fails wr_fail times, then heals */
+	FAULT_BAD_STICKY,		/* reads and writes fail until the range is removed */
+	FAULT_BAD_READ,			/* reads fail; writes pass and heal nothing */
+	FAULT_BAD_WRITE,		/* writes fail; reads pass */
+	FAULT_NR_BAD_MODES
+};
+
+struct fault_bad_attr {
+	enum fault_bad_mode mode;
+	enum fault_sts status;
+	u32 wr_fail;			/* heal: writes that fail before one heals */
+};
+
+/* The map's counters, positional in the status's bad word, named in stats. */
+enum fault_bad_stat {
+	FAULT_BS_RANGES, FAULT_BS_SECTORS, FAULT_BS_LOOKUPS, FAULT_BS_HITS,
+	FAULT_BS_HEALS, FAULT_NR_BAD_STATS
+};
+
+void fault_bad_attr_init(struct fault_bad_attr *a);
+int fault_bad_attr_parse(struct fault_bad_attr *a, const char *word, const char **error);
+int fault_bad_attr_format(const struct fault_bad_attr *a, char *buf, size_t len);
+int fault_bad_range_parse(const char *s, u64 *first, u64 *last);
+int fault_bad_sector_parse(const char *s, u64 *v);
+const char *fault_bad_mode_name(enum fault_bad_mode mode);
+const char *fault_bad_stat_name(enum fault_bad_stat i);
+
 int fault_rule_cfg_init(struct fault_rule_cfg *cfg);
 void fault_rule_cfg_destroy(struct fault_rule_cfg *cfg);
 int fault_rule_cfg_parse(struct fault_rule_cfg *cfg, const char *text, struct fault_rule_err *err);

@@ -32,6 +32,12 @@ static const blk_status_t fault_blk_status[FAULT_NR_STATUS] = {
 	[FAULT_STS_RESOURCE] = BLK_STS_RESOURCE,
 };
 
+/* The block layer's status for a status a rule or a bad range names. */
+blk_status_t fault_status_blk(enum fault_sts status)
+{
+	return status < FAULT_NR_STATUS ? fault_blk_status[status] : BLK_STS_IOERR;
+}
+
 static void fault_rule_free(struct fault_rule *rule)
 {
 	free_percpu(rule->seen);

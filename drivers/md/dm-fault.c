@@ -167,6 +167,7 @@ void fault_ctx_destroy(struct dm_target *ti)
 		return;
 	/* No I/O can be in flight: the rules go at once. */
 	fault_cache_destroy(fc);
+	fault_bad_destroy(fc);
 	fault_held_exit(fc);
 	bioset_exit(&fc->bs);
 	fault_rules_destroy(fc);
@@ -237,19 +238,28 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	struct fault_c *fc = ti->private;
 	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
 	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	blk_status_t bad = BLK_STS_OK;
 	struct fault_op_stats *st;
 	struct fault_ruleset *set;
 	unsigned int opbits, i;
 	int r;
 
 	pb->rule = NULL;
-	pb->bytes = bio->bi_iter.bi_size;
 	pb->op = fault_bio_op(bio, &opbits);
+	/* first, as a disk's medium errors: it may shorten the bio */
+	if (unlikely(READ_ONCE(fc->bad)))
+		bad = fault_bad_map(fc, bio, pb->op, sector);
+	pb->bytes = bio->bi_iter.bi_size;
 
 	st = get_cpu_ptr(fc->stats);
 	st->bios[pb->op]++;
 	st->bytes[pb->op] += pb->bytes;
 	put_cpu_ptr(fc->stats);
+	if (unlikely(bad)) {
+		bio->bi_status = bad;
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	}
 
 	rcu_read_lock();
 	set = rcu_dereference(fc->rules);
@@ -370,6 +380,7 @@ static void fault_emit_counters(struct fault_c *fc, struct fault_ruleset *set, b
 	if (!readable)
 		DMEMIT(" %u", held);
 	fault_cache_emit(fc, readable, result, maxlen, &sz);
+	fault_bad_emit(fc, readable, result, maxlen, &sz);
 }
 
 static void fault_status(struct dm_target *ti, status_type_t type,
@@ -379,6 +390,10 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 	struct fault_ruleset *set;
 	unsigned int sz = 0, i;
 
+	if (fc->compat == FAULT_DUST && type != STATUSTYPE_IMA) {
+		fault_dust_status(fc, type, result, maxlen);
+		return;
+	}
 	rcu_read_lock();
 	set = rcu_dereference(fc->rules);
 	switch (type) {
@@ -517,7 +532,14 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 	char *error = NULL;
 	int r;
 
+	if (fc->compat == FAULT_DUST) {
+		r = fault_dust_message(fc, argc, argv, result, maxlen);
+		if (r != -ENOTTY)
+			return r;
+	}
 	r = fault_msg_parse(&m, argc, argv, &error);
+	if (m.cmd >= FAULT_MSG_BAD && m.cmd < FAULT_MSG_CACHE)
+		return fault_bad_message(fc, &m, r ? error : NULL, result, maxlen);
 	if (m.cmd >= FAULT_MSG_CACHE)
 		return fault_cache_message(fc, &m, r ? error : NULL, result, maxlen);
 	if (m.cmd >= FAULT_MSG_RULE && m.cmd <= FAULT_MSG_RULE_LIST)
@@ -612,16 +634,18 @@ static struct target_type fault_targets[] = {
 	FAULT_TARGET("fault-flakey", fault_flakey_ctr),
 	FAULT_TARGET("fault-delay", fault_delay_ctr),
 	FAULT_TARGET("fault-error", fault_error_ctr),
+	FAULT_TARGET("fault-dust", fault_dust_ctr),
 	FAULT_TARGET("flakey", fault_flakey_ctr),
 	FAULT_TARGET("delay", fault_delay_ctr),
+	FAULT_TARGET("dust", fault_dust_ctr),
 };
 
-#define FAULT_NR_OWN	4
+#define FAULT_NR_OWN	5
 
 static bool compat_names;
 module_param(compat_names, bool, 0444);
 MODULE_PARM_DESC(compat_names,
-		 "Also register the flakey and delay targets when no module has them");
+		 "Also register the flakey, delay and dust targets when no module has them");
 
 static bool fault_registered[ARRAY_SIZE(fault_targets)];
 

@@ -10,6 +10,7 @@
 #include <linux/device-mapper.h>
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
+#include <linux/maple_tree.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
@@ -69,6 +70,24 @@ enum fault_compat {
 	FAULT_FLAKEY,
 	FAULT_DELAY,
 	FAULT_ERROR,
+	FAULT_DUST,
+};
+
+/*
+ * dm-fault-bad.c: the bad-block map, a maple tree of sector ranges read
+ * under RCU and changed under @lock (the tree's external lock).
+ */
+struct fault_bad {
+	struct maple_tree mt;
+	struct mutex lock;		/* the tree's writers */
+	u64 base;			/* key = target sector + base */
+	u64 nr_ranges, nr_sectors;	/* changed under lock */
+	bool enabled;			/* fails bios at all */
+	bool partial;			/* completes the good blocks before a bad one */
+	bool dust;			/* fault-dust: logs as dm-dust does ... */
+	bool quiet;			/* ... unless told to be quiet */
+	unsigned int dust_shift;	/* log2 of dust's sectors per block */
+	struct fault_bad_stats __percpu *stats;
 };
 
 struct fault_c {
@@ -101,6 +120,9 @@ struct fault_c {
 	struct fault_cache *cache;
 	bool cache_in_table;
 	struct fault_cache_cfg cache_table;	/* as the table gave it */
+
+	/* dm-fault-bad.c: the bad-block map; NULL until first needed */
+	struct fault_bad *bad;
 
 	spinlock_t log_lock;		/* protects the log ring */
 	unsigned int log_head;
@@ -139,11 +161,38 @@ int fault_rules_remove(struct fault_c *fc, unsigned int id, char **error);
 int fault_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **error);
 void fault_rules_clear_counters(struct fault_c *fc);
 void fault_rules_destroy(struct fault_c *fc);
+blk_status_t fault_status_blk(enum fault_sts status);
+
+/* The device's name, for log lines. */
+static inline const char *fault_dev_name(struct fault_c *fc)
+{
+	return dm_device_name(dm_table_get_md(fc->ti->table));
+}
 
 /* dm-fault.c */
 int fault_ctx_create(struct dm_target *ti, enum fault_compat kind);
 void fault_ctx_destroy(struct dm_target *ti);
 int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
+
+/* dm-fault-bad.c */
+int fault_bad_create(struct fault_c *fc, u64 base, bool enabled);
+void fault_bad_destroy(struct fault_c *fc);
+int fault_bad_insert(struct fault_bad *bad, u64 first, u64 last, const struct fault_bad_attr *a,
+		     bool exclusive);
+int fault_bad_erase(struct fault_bad *bad, u64 first, u64 last, bool must_exist);
+bool fault_bad_next(struct fault_bad *bad, u64 pos, u64 *first, u64 *last,
+		    struct fault_bad_attr *a);
+blk_status_t fault_bad_map(struct fault_c *fc, struct bio *bio, unsigned int op, sector_t sector);
+void fault_bad_emit(struct fault_c *fc, bool readable, char *result, unsigned int maxlen,
+		    unsigned int *psz);
+int fault_bad_message(struct fault_c *fc, const struct fault_msg *m, const char *error,
+		      char *result, unsigned int maxlen);
+
+/* dm-fault-dust.c: dm-dust's table, messages and status */
+int fault_dust_ctr(struct dm_target *ti, unsigned int argc, char **argv);
+int fault_dust_message(struct fault_c *fc, unsigned int argc, char **argv, char *result,
+		       unsigned int maxlen);
+void fault_dust_status(struct fault_c *fc, status_type_t type, char *result, unsigned int maxlen);
 
 /* dm-fault-compat.c */
 int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-fault bad-block map: ranges of sectors that fail the bios touching
+ * them, as a disk's medium errors do.  A range has a mode (heal: reads
+ * fail and a write heals the sectors it covers, after wr_fail failed
+ * writes; sticky: reads and writes fail; read or write: only those fail)
+ * and the status its failures complete with.
+ *
+ * The ranges are a maple tree of sector ranges, each mapped to one value
+ * word that packs its kind, so marking 2^20 sectors bad is one entry and
+ * a lookup is O(log n).  The I/O path reads the tree under RCU and takes
+ * no lock; changes (messages, and the writes that heal a range or count
+ * down its wr_fail) take the map's mutex, which the tree knows as its
+ * external lock, so that the tree allocates nodes with the mutex held and
+ * no change is ever split by a dropped lock.
+ *
+ * Ranges with equal kinds that touch or overlap are kept as one; a range
+ * with writes left to fail is kept apart, since its count is its own.
+ */
+#include <linux/maple_tree.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "dm-fault.h"
+
+#define DM_MSG_PREFIX "fault"
+
+#define FAULT_BAD_MT_FLAGS	(MT_FLAGS_USE_RCU | MT_FLAGS_LOCK_EXTERN)
+
+/* a list reply: at most this many ranges, each line shorter than this */
+#define FAULT_BAD_LIST_MAX	1024
+#define FAULT_BAD_LINE_MAX	96
+
+struct fault_bad_stats {
+	u64 lookups;
+	u64 hits;
+	u64 heals;
+};
+
+/* A range's kind as one tree value: mode, status, writes left to fail. */
+static void *fault_bad_entry(const struct fault_bad_attr *a)
+{
+	return xa_mk_value(a->mode | a->status << 2 | (unsigned long)a->wr_fail << 8);
+}
+
+static void fault_bad_attr_of(void *entry, struct fault_bad_attr *a)
+{
+	unsigned long v = xa_to_value(entry);
+
+	a->mode = v & 3;
+	a->status = (v >> 2) & 63;
+	a->wr_fail = v >> 8;
+}
+
+/* Does a range of mode @mode fail a read (@rd) or a write? */
+static bool fault_bad_applies(enum fault_bad_mode mode, bool rd)
+{
+	return rd ? mode != FAULT_BAD_WRITE : mode != FAULT_BAD_READ;
+}
+
+/**
+ * fault_bad_create - give a device an empty bad-block map
+ * @fc: the device; fc->bad is set
+ * @base: added to a target sector to give its key in the map (fault-dust
+ *        numbers blocks as the device below does)
+ * @enabled: whether the map fails bios from the start
+ *
+ * Caller: the constructor, or a message under fc->lock.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int fault_bad_create(struct fault_c *fc, u64 base, bool enabled)
+{
+	struct fault_bad *bad;
+
+	bad = kzalloc(sizeof(*bad), GFP_KERNEL);
+	if (!bad)
+		return -ENOMEM;
+	bad->stats = alloc_percpu(struct fault_bad_stats);
+	if (!bad->stats) {
+		kfree(bad);
+		return -ENOMEM;
+	}
+	mutex_init(&bad->lock);
+	mt_init_flags(&bad->mt, FAULT_BAD_MT_FLAGS);
+	mt_set_external_lock(&bad->mt, &bad->lock);
+	bad->base = base;
+	bad->enabled = enabled;
+	/* pairs with the READ_ONCE() of map: the map is whole when seen */
+	smp_store_release(&fc->bad, bad);
+	return 0;
+}
+
+void fault_bad_destroy(struct fault_c *fc)
+{
+	struct fault_bad *bad = fc->bad;
+
+	if (!bad)
+		return;
+	mutex_lock(&bad->lock);
+	__mt_destroy(&bad->mt);
+	mutex_unlock(&bad->lock);
+	free_percpu(bad->stats);
+	kfree(bad);
+	fc->bad = NULL;
+}
+
+/* Empty the map; its counters of lookups, hits and heals stay. */
+static void fault_bad_clear(struct fault_bad *bad)
+{
+	mutex_lock(&bad->lock);
+	__mt_destroy(&bad->mt);
+	/* 6.1's __mt_destroy() also clears the flags */
+	mt_init_flags(&bad->mt, FAULT_BAD_MT_FLAGS);
+	mt_set_external_lock(&bad->mt, &bad->lock);
+	bad->nr_ranges = 0;
+	bad->nr_sectors = 0;
+	mutex_unlock(&bad->lock);
+}
+
+/*
+ * Make keys [@first, @last] map to @entry (NULL: not bad), merging with
+ * equal neighbours, and keep the range and sector counts.  Caller:
+ * bad->lock.
+ */
+static int fault_bad_store(struct fault_bad *bad, unsigned long first, unsigned long last,
+			   void *entry, gfp_t gfp)
+{
+	MA_STATE(mas, &bad->mt, first, first);
+	struct fault_bad_attr a;
+	s64 ranges = 0, sectors = 0;
+	void *e;
+	int r;
+
+	if (entry) {
+		fault_bad_attr_of(entry, &a);
+		if (!a.wr_fail && first) {
+			mas_set(&mas, first - 1);
+			if (mas_walk(&mas) == entry)
+				first = mas.index;
+		}
+		if (!a.wr_fail && last < ULONG_MAX) {
+			mas_set(&mas, last + 1);
+			if (mas_walk(&mas) == entry)
+				last = mas.last;
+		}
+		ranges = 1;
+		sectors = last - first + 1;
+	}
+	mas_set(&mas, first);
+	mas_for_each(&mas, e, last) {
+		sectors -= min(mas.last, last) - max(mas.index, first) + 1;
+		ranges += (mas.index < first) + (mas.last > last) - 1;
+	}
+	mas_set_range(&mas, first, last);
+	r = mas_store_gfp(&mas, entry, gfp);
+	if (r)
+		return r;
+	bad->nr_ranges += ranges;
+	bad->nr_sectors += sectors;
+	return 0;
+}
+
+/**
+ * fault_bad_insert - mark keys [@first, @last] bad with the kind @a
+ * @bad: the map
+ * @first: the first key
+ * @last: the last key, inclusive
+ * @a: the kind; overlapped ranges take it where they overlap
+ * @exclusive: refuse with -EEXIST if @first is bad already
+ *
+ * Return: 0, -EEXIST or -ENOMEM (the map unchanged).
+ */
+int fault_bad_insert(struct fault_bad *bad, u64 first, u64 last, const struct fault_bad_attr *a,
+		     bool exclusive)
+{
+	int r = -EEXIST;
+
+	mutex_lock(&bad->lock);
+	if (!exclusive || !mtree_load(&bad->mt, first))
+		r = fault_bad_store(bad, first, last, fault_bad_entry(a), GFP_KERNEL);
+	mutex_unlock(&bad->lock);
+	return r;
+}
+
+/**
+ * fault_bad_erase - mark keys [@first, @last] good
+ * @bad: the map
+ * @first: the first key
+ * @last: the last key, inclusive
+ * @must_exist: refuse with -ENOENT if @first is not bad
+ *
+ * Return: 0, -ENOENT or -ENOMEM (the map unchanged).
+ */
+int fault_bad_erase(struct fault_bad *bad, u64 first, u64 last, bool must_exist)
+{
+	int r = -ENOENT;
+
+	mutex_lock(&bad->lock);
+	if (!must_exist || mtree_load(&bad->mt, first))
+		r = fault_bad_store(bad, first, last, NULL, GFP_KERNEL);
+	mutex_unlock(&bad->lock);
+	return r;
+}
+
+/**
+ * fault_bad_next - the first bad range that ends at or after @pos
+ * @bad: the map
+ * @pos: a key
+ * @first: its first key
+ * @last: its last key
+ * @a: its kind
+ *
+ * Return: true if there is one.
+ */
+bool fault_bad_next(struct fault_bad *bad, u64 pos, u64 *first, u64 *last,
+		    struct fault_bad_attr *a)
+{
+	MA_STATE(mas, &bad->mt, pos, pos);
+	void *e;
+
+	rcu_read_lock();
+	e = mas_find(&mas, ULONG_MAX);
+	if (e) {
+		*first = mas.index;
+		*last = mas.last;
+		fault_bad_attr_of(e, a);
+	}
+	rcu_read_unlock();
+	return e;
+}
+
+/*
+ * Fail a bio at key @at, its first bad sector: with partial completion,
+ * a read or write that starts before it goes on shortened to the good
+ * logical blocks before it, and the rest comes back as a bio of its own
+ * that starts on the bad sector.
+ */
+static blk_status_t fault_bad_fail(struct fault_bad *bad, struct bio *bio, u64 key, u64 at,
+				   enum fault_sts status)
+{
+	unsigned int lbs = bdev_logical_block_size(bio->bi_bdev) >> SECTOR_SHIFT;
+	u64 good = round_down(at - key, lbs);
+
+	if (READ_ONCE(bad->partial) && good &&
+	    (bio_op(bio) == REQ_OP_READ || bio_op(bio) == REQ_OP_WRITE)) {
+#ifdef REQ_ATOMIC
+		if (bio->bi_opf & REQ_ATOMIC)
+			return fault_status_blk(status);
+#endif
+		dm_accept_partial_bio(bio, good);
+		return BLK_STS_OK;
+	}
+	return fault_status_blk(status);
+}
+
+/*
+ * A write met a heal range: under the lock, walk the ranges it touches in
+ * order; heal ranges with no writes left to fail lose the sectors the
+ * write covers, the first range that fails it (sticky, write, or heal with
+ * writes left, whose count goes down) ends the walk.
+ */
+static blk_status_t fault_bad_write(struct fault_bad *bad, struct bio *bio, u64 key, u64 end)
+{
+	MA_STATE(mas, &bad->mt, key, key);
+	gfp_t gfp = bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
+	struct fault_bad_attr a;
+	blk_status_t st = BLK_STS_OK;
+	u64 first, last, pos = key;
+	void *e;
+
+	if (!(bio->bi_opf & REQ_NOWAIT))
+		mutex_lock(&bad->lock);
+	else if (!mutex_trylock(&bad->lock))
+		return BLK_STS_AGAIN;
+	while (pos <= end) {
+		mas_set(&mas, pos);
+		e = mas_find(&mas, end);
+		if (!e)
+			break;
+		first = mas.index;
+		last = mas.last;
+		fault_bad_attr_of(e, &a);
+		if (a.mode == FAULT_BAD_READ)
+			goto next;
+		if (a.mode == FAULT_BAD_HEAL && !a.wr_fail) {
+			if (fault_bad_store(bad, max(first, key), min(last, end), NULL, gfp)) {
+				st = gfp == GFP_NOWAIT ? BLK_STS_AGAIN : BLK_STS_RESOURCE;
+				break;
+			}
+			this_cpu_inc(bad->stats->heals);
+			if (bad->dust && !READ_ONCE(bad->quiet))
+				pr_info(DM_NAME ": dust: block %llu removed from badblocklist by write\n",
+					max(first, key) >> bad->dust_shift);
+			goto next;
+		}
+		if (a.mode == FAULT_BAD_HEAL) {
+			a.wr_fail--;
+			if (fault_bad_store(bad, first, last, fault_bad_entry(&a), gfp))
+				st = gfp == GFP_NOWAIT ? BLK_STS_AGAIN : BLK_STS_RESOURCE;
+		}
+		mutex_unlock(&bad->lock);
+		return st ?: fault_bad_fail(bad, bio, key, max(first, key), a.status);
+next:
+		if (last >= end)
+			break;
+		pos = last + 1;
+	}
+	mutex_unlock(&bad->lock);
+	return st;
+}
+
+/**
+ * fault_bad_map - what the bad-block map does to a bio
+ * @fc: the device, with a map
+ * @bio: the bio, not yet remapped; a partial completion shortens it
+ * @op: its enum fault_op
+ * @sector: its first sector, relative to the target
+ *
+ * Called from map before the rules and the cache: a medium error is the
+ * first thing a bio meets.  A read or a write that touches no range costs
+ * one lookup under RCU.
+ *
+ * Return: BLK_STS_OK to let the bio go on, or the status to fail it with.
+ */
+blk_status_t fault_bad_map(struct fault_c *fc, struct bio *bio, unsigned int op, sector_t sector)
+{
+	struct fault_bad *bad = fc->bad;
+	unsigned int nr = bio_sectors(bio);
+	bool rd = op == FAULT_OP_READ;
+	struct fault_bad_attr a;
+	u64 key, end, first = 0;
+	void *e;
+
+	if (!nr || !READ_ONCE(bad->enabled) || op == FAULT_OP_OTHER)
+		return BLK_STS_OK;
+	key = sector + bad->base;
+	end = key + nr - 1;
+	this_cpu_inc(bad->stats->lookups);
+
+	rcu_read_lock();
+	{
+		MA_STATE(mas, &bad->mt, key, key);
+
+		mas_for_each(&mas, e, end) {
+			fault_bad_attr_of(e, &a);
+			if (fault_bad_applies(a.mode, rd)) {
+				first = mas.index;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	if (!e)
+		return BLK_STS_OK;
+	this_cpu_inc(bad->stats->hits);
+	if (!rd && a.mode == FAULT_BAD_HEAL)
+		return fault_bad_write(bad, bio, key, end);
+	return fault_bad_fail(bad, bio, key, max(first, key), a.status);
+}
+
+static void fault_bad_sum(struct fault_bad *bad, u64 *v)
+{
+	int cpu;
+
+	v[FAULT_BS_RANGES] = READ_ONCE(bad->nr_ranges);
+	v[FAULT_BS_SECTORS] = READ_ONCE(bad->nr_sectors);
+	v[FAULT_BS_LOOKUPS] = 0;
+	v[FAULT_BS_HITS] = 0;
+	v[FAULT_BS_HEALS] = 0;
+	for_each_possible_cpu(cpu) {
+		struct fault_bad_stats *s = per_cpu_ptr(bad->stats, cpu);
+
+		v[FAULT_BS_LOOKUPS] += READ_ONCE(s->lookups);
+		v[FAULT_BS_HITS] += READ_ONCE(s->hits);
+		v[FAULT_BS_HEALS] += READ_ONCE(s->heals);
+	}
+}
+
+/**
+ * fault_bad_emit - the map's word of the INFO status, or its stats line
+ * @fc: the device
+ * @readable: the stats reply's line rather than the status word
+ * @result: the buffer
+ * @maxlen: its size
+ * @psz: the bytes used, advanced
+ *
+ * The word is "-" with no map, else "<on|off>:<partial>:" and the counters
+ * of enum fault_bad_stat joined by ':'.
+ */
+void fault_bad_emit(struct fault_c *fc, bool readable, char *result, unsigned int maxlen,
+		    unsigned int *psz)
+{
+	/* pairs with the release in fault_bad_create() */
+	struct fault_bad *bad = smp_load_acquire(&fc->bad);
+	unsigned int sz = *psz, i;
+	u64 v[FAULT_NR_BAD_STATS];
+
+	if (!bad) {
+		if (!readable)
+			DMEMIT(" -");
+		*psz = sz;
+		return;
+	}
+	fault_bad_sum(bad, v);
+	DMEMIT(readable ? "bad state=%s partial=%d" : " %s:%d",
+	       READ_ONCE(bad->enabled) ? "on" : "off", READ_ONCE(bad->partial));
+	for (i = 0; i < FAULT_NR_BAD_STATS; i++) {
+		if (readable)
+			DMEMIT(" %s=%llu", fault_bad_stat_name(i), v[i]);
+		else
+			DMEMIT(":%llu", v[i]);
+	}
+	if (readable)
+		DMEMIT("\n");
+	*psz = sz;
+}
+
+/* The map, made on the first message that needs one: on, whole-bio failures. */
+static struct fault_bad *fault_bad_get(struct fault_c *fc)
+{
+	mutex_lock(&fc->lock);
+	if (!fc->bad && fault_bad_create(fc, 0, true))
+		DMWARN("%s: bad: cannot allocate the map", fault_dev_name(fc));
+	mutex_unlock(&fc->lock);
+	return fc->bad;
+}
+
+/*
+ * bad add and bad remove: every range is checked against the device
+ * before the map changes, then applied in order.
+ */
+static int fault_bad_msg_ranges(struct fault_c *fc, const struct fault_msg *m)
+{
+	u64 first, last, len = fc->ti->len;
+	struct fault_bad *bad;
+	unsigned int i;
+	int r = 0;
+
+	for (i = 0; i < m->nr_ranges; i++) {
+		if (fault_bad_range_parse(m->ranges[i], &first, &last) || last >= len ||
+		    last > ULONG_MAX) {
+			DMWARN("%s: %s: range '%s' is not within the device's %llu sectors",
+			       fault_dev_name(fc), fault_msg_name(m->cmd), m->ranges[i], len);
+			return -EINVAL;
+		}
+	}
+	bad = fault_bad_get(fc);
+	if (!bad)
+		return -ENOMEM;
+	for (i = 0; i < m->nr_ranges && !r; i++) {
+		fault_bad_range_parse(m->ranges[i], &first, &last);
+		if (m->cmd == FAULT_MSG_BAD_ADD)
+			r = fault_bad_insert(bad, first, last, &m->bad, false);
+		else
+			r = fault_bad_erase(bad, first, last, false);
+	}
+	if (r)
+		DMWARN("%s: %s: out of memory after %u of %u ranges", fault_dev_name(fc),
+		       fault_msg_name(m->cmd), i - 1, m->nr_ranges);
+	return r;
+}
+
+static int fault_bad_msg_query(struct fault_c *fc, struct fault_bad *bad, u64 sector,
+			       char *result, unsigned int maxlen)
+{
+	struct fault_bad_attr a;
+	unsigned int sz = 0;
+	u64 first, last;
+	char kind[64];
+
+	if (!bad || !fault_bad_next(bad, sector, &first, &last, &a) || first > sector) {
+		DMEMIT("%llu ok", sector);
+		return 1;
+	}
+	fault_bad_attr_format(&a, kind, sizeof(kind));
+	DMEMIT("%llu bad %llu-%llu %s", sector, first, last, kind);
+	return 1;
+}
+
+/* Up to FAULT_BAD_LIST_MAX ranges from @from, then "next <key>" if more. */
+static int fault_bad_msg_list(struct fault_bad *bad, u64 from, char *result, unsigned int maxlen)
+{
+	struct fault_bad_attr a;
+	unsigned int sz = 0, n = 0;
+	u64 first, last;
+	char kind[64];
+
+	while (bad && fault_bad_next(bad, from, &first, &last, &a)) {
+		if (n == FAULT_BAD_LIST_MAX || maxlen - sz < FAULT_BAD_LINE_MAX) {
+			DMEMIT("next %llu\n", max(first, from));
+			break;
+		}
+		fault_bad_attr_format(&a, kind, sizeof(kind));
+		DMEMIT("%llu-%llu %s\n", max(first, from), last, kind);
+		n++;
+		if (last == ULONG_MAX)
+			break;
+		from = last + 1;
+	}
+	return 1;
+}
+
+/**
+ * fault_bad_message - the bad messages fault_msg_parse() read
+ * @fc: the device
+ * @m: the message, m->cmd FAULT_MSG_BAD to FAULT_MSG_BAD_PARTIAL
+ * @error: the parser's reason when it refused the message, else NULL
+ * @result: the reply buffer
+ * @maxlen: its size
+ *
+ * Return: 0, 1 with a reply, or -errno with the reason logged.
+ */
+int fault_bad_message(struct fault_c *fc, const struct fault_msg *m, const char *error,
+		      char *result, unsigned int maxlen)
+{
+	/* pairs with the release in fault_bad_create() */
+	struct fault_bad *bad = smp_load_acquire(&fc->bad);
+	unsigned int sz = 0;
+	u64 v[FAULT_NR_BAD_STATS] = { 0 };
+
+	if (error) {
+		DMWARN("%s: %s: %s", fault_dev_name(fc), fault_msg_name(m->cmd), error);
+		return -EINVAL;
+	}
+	switch (m->cmd) {
+	case FAULT_MSG_BAD_ADD:
+	case FAULT_MSG_BAD_REMOVE:
+		return fault_bad_msg_ranges(fc, m);
+	case FAULT_MSG_BAD_QUERY:
+		return fault_bad_msg_query(fc, bad, m->sector, result, maxlen);
+	case FAULT_MSG_BAD_LIST:
+		return fault_bad_msg_list(bad, m->sector, result, maxlen);
+	case FAULT_MSG_BAD_COUNT:
+		if (bad)
+			fault_bad_sum(bad, v);
+		DMEMIT("ranges=%llu sectors=%llu", v[FAULT_BS_RANGES], v[FAULT_BS_SECTORS]);
+		return 1;
+	case FAULT_MSG_BAD_CLEAR:
+		if (bad)
+			fault_bad_clear(bad);
+		return 0;
+	default:
+		break;
+	}
+	bad = fault_bad_get(fc);
+	if (!bad)
+		return -ENOMEM;
+	if (m->cmd == FAULT_MSG_BAD_PARTIAL)
+		WRITE_ONCE(bad->partial, m->on);
+	else
+		WRITE_ONCE(bad->enabled, m->cmd == FAULT_MSG_BAD_ENABLE);
+	return 0;
+}
