@@ -259,9 +259,9 @@ DFT_HANDLER(dft_cmd_bad_load)
 			free(reply);
 	}
 	if (!r)
-		printf("%s: loaded %llu blocks of %llu bytes (%zu entries): %zu ranges, %llu sectors, %zu messages\n",
+		printf("%s: loaded %llu blocks of %llu bytes (%zu entries): %zu ranges, %llu sectors, %zu message%s\n",
 		       argv[0], (unsigned long long)(sectors / (bs / 512)), (unsigned long long)bs,
-		       bl.nr, nr, (unsigned long long)sectors, nr_msgs);
+		       bl.nr, nr, (unsigned long long)sectors, nr_msgs, nr_msgs == 1 ? "" : "s");
 	for (i = 0; i < nr_msgs; i++)
 		free(msgs[i]);
 	free(msgs);
