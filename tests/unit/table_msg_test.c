@@ -40,8 +40,9 @@ static int table(const char *text, struct fault_table_args *ta, char **error)
 
 static int msg(const char *text, struct fault_msg *m, char **error)
 {
+	/* static: the message points into both (rule text, ranges) */
 	static char buf[512];
-	char *argv[MAX_ARGS];
+	static char *argv[MAX_ARGS];
 
 	*error = NULL;
 	return fault_msg_parse(m, split(text, buf, sizeof(buf), argv), argv, error);
@@ -165,6 +166,10 @@ static void test_view(void)
 	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "1-4", "5:1", &why), 0);
 }
 
+#define BAD_USAGE	"expected 'bad add|remove|clear|query|count|list|enable|disable|partial'"
+#define BAD_RANGE	"expected a range: <sector>, <first>-<last> or <first>+<count>"
+#define BAD_INVALID	"invalid range: <sector>, <first>-<last> or <first>+<count>"
+
 /* What is refused, the message it is taken for (for the warning) and why. */
 static void test_msg_refused(void)
 {
@@ -233,6 +238,32 @@ static void test_msg_refused(void)
 		{ "view keep=all tear=1:x", FAULT_MSG_VIEW, "tear= is <write>:<seed>[,...]" },
 		{ "view keep=all tear=2:1,1:1", FAULT_MSG_VIEW,
 		  "Torn writes must be in ascending order" },
+		{ "bad", FAULT_MSG_BAD, BAD_USAGE },
+		{ "bad frob", FAULT_MSG_BAD, BAD_USAGE },
+		{ "bad clear now", FAULT_MSG_BAD, BAD_USAGE },
+		{ "bad query", FAULT_MSG_BAD, BAD_USAGE },
+		{ "bad query 5-6", FAULT_MSG_BAD_QUERY, BAD_USAGE },
+		{ "bad list 1 2", FAULT_MSG_BAD_LIST, BAD_USAGE },
+		{ "bad partial maybe", FAULT_MSG_BAD_PARTIAL, BAD_USAGE },
+		{ "bad add", FAULT_MSG_BAD_ADD, BAD_RANGE },
+		{ "bad add mode=read", FAULT_MSG_BAD_ADD, BAD_RANGE },
+		{ "bad add 10-5", FAULT_MSG_BAD_ADD, BAD_INVALID },
+		{ "bad add 5+0", FAULT_MSG_BAD_ADD, BAD_INVALID },
+		{ "bad add 18446744073709551616", FAULT_MSG_BAD_ADD, BAD_INVALID },
+		{ "bad add +5", FAULT_MSG_BAD_ADD, BAD_INVALID },
+		{ "bad add 5 x", FAULT_MSG_BAD_ADD, BAD_INVALID },
+		{ "bad add 5 mode=read", FAULT_MSG_BAD_ADD, BAD_INVALID },
+		{ "bad add mode=loud 5", FAULT_MSG_BAD_ADD, "mode= takes heal, sticky, read or write" },
+		{ "bad add status=ok 5", FAULT_MSG_BAD_ADD, "status= takes an error status, as a rule's" },
+		{ "bad add status=nope 5", FAULT_MSG_BAD_ADD,
+		  "status= takes an error status, as a rule's" },
+		{ "bad add wr_fail=-1 5", FAULT_MSG_BAD_ADD,
+		  "wr_fail= takes a count of writes, 0 to 4294967295" },
+		{ "bad add wr_fail=4294967296 5", FAULT_MSG_BAD_ADD,
+		  "wr_fail= takes a count of writes, 0 to 4294967295" },
+		{ "bad add colour=red 5", FAULT_MSG_BAD_ADD, "expected mode=, status= or wr_fail=" },
+		{ "bad add mode=write wr_fail=2 5", FAULT_MSG_BAD_ADD, "wr_fail= is for mode=heal" },
+		{ "bad remove status=eio 5", FAULT_MSG_BAD_REMOVE, "bad remove takes ranges only" },
 	};
 	struct fault_msg m;
 	unsigned int i;
@@ -246,6 +277,51 @@ static void test_msg_refused(void)
 			   cases[i].text, r, fault_msg_name(m.cmd), error ? error : "(none)",
 			   fault_msg_name(cases[i].cmd), cases[i].why);
 	}
+}
+
+/* The bad-block messages: keys, ranges and the one-word forms. */
+static void test_bad(void)
+{
+	struct fault_msg m;
+	u64 first, last;
+	char *error;
+
+	KTAP_EXPECT_INT_EQ(msg("bad add mode=sticky status=eio 5 10-20 30+4", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_BAD_ADD && m.nr_ranges == 3 &&
+		    m.bad.mode == FAULT_BAD_STICKY && m.bad.status == FAULT_STS_IOERR &&
+		    !strcmp(m.ranges[0], "5") && !strcmp(m.ranges[2], "30+4"));
+	KTAP_EXPECT_INT_EQ(msg("BAD add 7", &m, &error), 0);
+	KTAP_EXPECT(m.bad.mode == FAULT_BAD_HEAL && m.bad.status == FAULT_STS_MEDIUM &&
+		    !m.bad.wr_fail && m.nr_ranges == 1);
+	KTAP_EXPECT_INT_EQ(msg("bad add wr_fail=4294967295 7", &m, &error), 0);
+	KTAP_EXPECT(m.bad.wr_fail == 4294967295U);
+	KTAP_EXPECT_INT_EQ(msg("bad remove 1 2-3", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_BAD_REMOVE && m.nr_ranges == 2);
+	KTAP_EXPECT_INT_EQ(msg("bad query 18446744073709551615", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_BAD_QUERY && m.sector == U64_MAX);
+	KTAP_EXPECT_INT_EQ(msg("bad list", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_BAD_LIST && !m.sector);
+	KTAP_EXPECT_INT_EQ(msg("bad list 4096", &m, &error), 0);
+	KTAP_EXPECT(m.sector == 4096);
+	KTAP_EXPECT_INT_EQ(msg("bad partial on", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_BAD_PARTIAL && m.on);
+	KTAP_EXPECT_INT_EQ(msg("bad partial OFF", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_BAD_PARTIAL && !m.on);
+	KTAP_EXPECT_INT_EQ(msg("bad disable", &m, &error), 0);
+	KTAP_EXPECT(m.cmd == FAULT_MSG_BAD_DISABLE);
+
+	KTAP_EXPECT_INT_EQ(fault_bad_range_parse("18446744073709551615", &first, &last), 0);
+	KTAP_EXPECT(first == U64_MAX && last == U64_MAX);
+	KTAP_EXPECT_INT_EQ(fault_bad_range_parse("18446744073709551614+2", &first, &last), 0);
+	KTAP_EXPECT(first == U64_MAX - 1 && last == U64_MAX);
+	KTAP_EXPECT_INT_EQ(fault_bad_range_parse("18446744073709551614+3", &first, &last),
+			   -EINVAL);
+	KTAP_EXPECT_INT_EQ(fault_bad_range_parse("4-4", &first, &last), 0);
+	KTAP_EXPECT(first == 4 && last == 4);
+	KTAP_EXPECT_INT_EQ(fault_bad_range_parse("0x10", &first, &last), -EINVAL);
+	KTAP_EXPECT_INT_EQ(fault_bad_range_parse("1-", &first, &last), -EINVAL);
+	KTAP_EXPECT_INT_EQ(fault_bad_range_parse("1+-2", &first, &last), -EINVAL);
+	KTAP_EXPECT_INT_EQ(fault_bad_range_parse("1-2-3", &first, &last), -EINVAL);
 }
 
 /* crash keeps the cache's policy and seed unless it names its own */
@@ -273,6 +349,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_msg_refused),
 	KTAP_CASE(test_view),
 	KTAP_CASE(test_crash_apply),
+	KTAP_CASE(test_bad),
 };
 
 int main(void)
