@@ -32,7 +32,7 @@ done
 check "the installed dmfault runs" "$root/usr/sbin/dmfault" rule check "error:op=read,p=1%"
 check "its man page formats" bash -c "man -l '$root/usr/share/man/man8/dmfault.8' > /dev/null"
 check "make uninstall DESTDIR" make -s uninstall DESTDIR="$root" PREFIX=/usr KVERS="$*"
-expect "nothing of ours is left" "" "$(find "$root" -type f)"
+expect "nothing of ours is left" "" "$(output find "$root" -type f)"
 
 # the VM checks need an installed tree; depmod it as the system would
 check "make install DESTDIR again, for modprobe" \

@@ -91,8 +91,41 @@ kmsg_marked() {
 }
 
 kmsg_since() {
-	dmesg | awk -v t="$_kmsg_tag" 'index($0, t) {b = ""; f = 1; next} f {b = b $0 "\n"}
-		END {printf "%s", b}'
+	local log
+
+	log=$(dmesg) || { echo "kmsg_since: dmesg failed"; return 1; }
+	printf '%s\n' "$log" |
+		awk -v t="$_kmsg_tag" 'index($0, t) {b = ""; f = 1; next} f {b = b $0 "\n"}
+			END {printf "%s", b}'
+}
+
+# output CMD [ARGS...]: CMD's standard output, then, if CMD failed, a line
+# "CMD...: exit N"; CMD's status.  For $(...) compared with an expected
+# output (often none): a command that failed cannot pass for one that ran
+# and printed that.
+output() {
+	local out r
+
+	out=$("$@")
+	r=$?
+	[ -n "$out" ] && printf '%s\n' "$out"
+	[ $r -eq 0 ] || echo "$*: exit $r"
+	return $r
+}
+
+# matching ERE CMD [ARGS...]: the lines of CMD's output that match ERE (as
+# grep -E does), then the line output adds if CMD failed; CMD's status.
+# "$(matching RE cmd)" = "" holds only when cmd ran and printed no such line,
+# which "$(cmd | grep RE)" = "" does not tell from cmd failing.
+matching() {
+	local re=$1 out r
+
+	shift
+	out=$("$@")
+	r=$?
+	[ -n "$out" ] && printf '%s\n' "$out" | grep -E -- "$re"
+	[ $r -eq 0 ] || echo "$*: exit $r"
+	return $r
 }
 
 # refused NAME REASON CMD [ARGS...]: CMD fails, and REASON (an extended
@@ -236,12 +269,13 @@ dm_cleanup() {
 # --- long runs -----------------------------------------------------------------
 
 # What the kernel reports when something is wrong (tests/vm/init looks for
-# the same): kernel_reports prints the lines of them logged since kmsg_mark.
+# the same): kernel_reports prints the lines of them logged since kmsg_mark,
+# or that the log could not be read.
 KERNEL_REPORT_RE='WARNING:|BUG:|kernel BUG|Oops|general protection fault|Call Trace|KASAN|UBSAN'
 KERNEL_REPORT_RE+='|blocked for more than|hung_task|soft lockup|hard LOCKUP|rcu_sched self-detected'
 KERNEL_REPORT_RE+='|RCU stall|self-detected stall|detected stalls|refcount_t|list_(add|del) corruption'
 kernel_reports() {
-	kmsg_since | grep -E "$KERNEL_REPORT_RE"
+	matching "$KERNEL_REPORT_RE" kmsg_since
 }
 
 # dump_stacks: the kernel stacks of dmsetup, dd, fio and the kworkers, then

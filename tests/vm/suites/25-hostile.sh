@@ -232,7 +232,8 @@ check "the device still writes" dd if=/dev/zero of=/dev/mapper/d0 bs=4k count=16
 check_logs
 expect "every generated case refused with its reason ($n_cases cases)" 0 "$n_bad"
 within "generated cases" "$n_cases" 500 100000
-check "no WARN, BUG or oops logged" sh -c '! dmesg | grep -Eq "WARNING:|BUG:|Oops|RIP:"'
+check "no WARN, BUG or oops logged" bash -c \
+	'log=$(dmesg) || exit 1; ! grep -E "WARNING:|BUG:|Oops|RIP:" <<< "$log"'
 dmsetup remove d0
 dm_cleanup
 nullb_destroy nbh

@@ -227,7 +227,7 @@ echo > $D/failslab/cache-filter
 echo Y > $D/failslab/ignore-gfp-wait
 echo 0 > $D/fail_page_alloc/min-order
 kmsg_since > "$W/kmsg"
-expect "the marked shells' opens failed" "" "$(ls "$W" | grep '^nf')"
+expect "the marked shells' opens failed" "" "$(matching '^nf' ls "$W")"
 check "dmf_alloc logged its faults with their call chains" \
 	grep -qE 'dmf_alloc: +(called by|from) ' "$W/kmsg"
 grep -E 'device-mapper: (fault|table: .*fault)|dmf:|dmf_alloc:|FAULT_INJECTION' "$W/kmsg" > "$W/ours"

@@ -111,8 +111,8 @@ nth_left() {
 # Kernel problems logged since the last kmsg_mark (a mark, not a line
 # number: once the log is full, line numbers no longer point at new lines).
 kernel_trouble() {
-	kmsg_since |
-		grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|refcount_t|list_(add|del) corruption|KASAN|UBSAN'
+	matching 'WARNING:|BUG:|Oops|Call Trace|general protection|refcount_t|list_(add|del) corruption|KASAN|UBSAN' \
+		kmsg_since
 }
 
 armed() {	# armed HOOKDIR: "armed" or "off"
@@ -138,13 +138,14 @@ else
 		"$(awk '{print $1}' $PG/probes | paste -sd' ')"
 fi
 expect "every probe is a breakpoint past the ftrace site, none an ftrace callback" "" \
-	"$(grep -hv 'site=breakpoint$' $SL/probes $PG/probes)"
+	"$(output awk '!/site=breakpoint$/' $SL/probes $PG/probes)"
 
 reset
 first=$(awk 'NR == 1 {print $1}' $SL/probes)
 # kprobes/list: disabled probes are marked [DISABLED]; count the live ones
 live() {
-	grep " $1+" /sys/kernel/debug/kprobes/list | grep -vc DISABLED
+	output awk -v f=" $1+" 'index($0, f) && !/DISABLED/ {n++} END {print n + 0}' \
+		/sys/kernel/debug/kprobes/list
 }
 expect "disarmed: no live kprobe on $first" "0" "$(live $first)"
 put $SL/task-filter Y
@@ -246,7 +247,7 @@ if [ "$cs" -ge "$ce" ] && [ "$ce" -ge "$cp" ] && [ "$cp" -ge "$ci" ] && [ "$ci" 
 else
 	fail "counters: seen >= evaluated >= passed >= injected" "$c"
 fi
-expect "the mark is gone when the task exits" "" "$(cat $D/mark)"
+expect "the mark is gone when the task exits" "" "$(output cat $D/mark)"
 
 # counters: writing 0 zeroes them, any other write is refused and changes
 # nothing (the hook is disarmed here, so nothing counts in between)
@@ -270,7 +271,7 @@ expect "mark inherited: a child forked after marking fails too" "$ENOMEM $ENOMEM
 sys 0 0 "fork:$W/c3" "creat:$W/c4"
 expect "unmarked: the same child and parent succeed (failslab armed)" "armed 0 0" \
 	"${sarmed%% *} $errs"
-expect "no mark left after the marked tasks exited" "" "$(cat $D/mark)"
+expect "no mark left after the marked tasks exited" "" "$(output cat $D/mark)"
 # Disarmed first: a child marked before its exec is done would have its
 # exec failed (names_cache at 100 %), as it should.
 put $SL/probability 0
@@ -316,7 +317,7 @@ else
 	fail "cache-filter excludes before the engine" "seen $s0 -> $s1, evaluated $e0 -> $e1"
 fi
 put $SL/cache-filter N
-expect "cache-filter N clears the list" "" "$(cat $SL/cache-filter)"
+expect "cache-filter N clears the list" "" "$(output cat $SL/cache-filter)"
 
 # --- ignore-gfp-wait (slab) -----------------------------------------------------
 
@@ -516,7 +517,7 @@ else
 	fail "verbose=1 logs the fault with its cache and pid" "$(dmesg | tail -n 3)"
 fi
 put $D/fail-nth "-$spid"
-expect "fail-nth -PID drops the entry" "" "$(cat $D/fail-nth)"
+expect "fail-nth -PID drops the entry" "" "$(output cat $D/fail-nth)"
 # the hook asks the task's count before its task filter: no mark is needed
 put $SL/task-filter Y
 sys 0 1 "creat:$W/n0"
@@ -700,7 +701,7 @@ sweep_view_cleanup() {
 	$DMSETUP remove dmfa-sw
 }
 sweep view record_setup sweep_view_cleanup -- message dmfa-sw 0 "view keep=1,3 tear=3:7"
-expect "sweeps leave no dm device" "" "$($DMSETUP ls | grep dmfa)"
+expect "sweeps leave no dm device" "" "$(matching dmfa $DMSETUP ls)"
 
 # --- arming and disarming under I/O --------------------------------------------
 
@@ -757,8 +758,10 @@ if "$top/tests/vm/unload" dmf_alloc; then
 		insmod "$ko" failslab=1,2,3
 	grep -q '^dmf_alloc ' /proc/modules && rmmod dmf_alloc
 	insmod "$ko" entry_probes=1
-	expect "entry_probes=1: the entry points even where should_failslab exists" "0" \
-		"$(grep -c should_ $SL/probes $PG/probes | awk -F: '{s += $2} END {print s}')"
+	expect "entry_probes=1: the entry points even where should_failslab exists" \
+		"0 should_, probes listed" \
+		"$(output awk '/^should_/ {s++} END {print s + 0 " should_, " (NR ? "probes" : "none") " listed"}' \
+			$SL/probes $PG/probes)"
 	reset
 	put $SL/task-filter Y
 	put $SL/cache-filter names_cache
@@ -786,6 +789,7 @@ dm_cleanup
 nullb_destroy dmfa0
 rm -rf "$W"
 check "modules unload" dmf_unload
-expect "no dm device left" "" "$(dmsetup ls 2>/dev/null | grep -v '^No devices found')"
-expect "no module left" "" "$(lsmod | awk '$1 ~ /^(dmf_alloc|dmf_engine|dm_fault)$/')"
+# a device's line of dmsetup ls ends in its (major:minor)
+expect "no dm device left" "" "$(matching '\(' dmsetup ls)"
+expect "no module left" "" "$(matching '^(dmf_alloc|dmf_engine|dm_fault) ' lsmod)"
 ktap_end

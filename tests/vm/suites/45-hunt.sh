@@ -97,7 +97,7 @@ err=$(dmfault hunt nosuch 2>&1 >/dev/null)
 expect "hunt of a path not in the catalogue: usage error" \
 	"2 dmfault: hunt: no path 'nosuch' in the catalogue" "$? $(echo "$err" | head -n 1)"
 expect "hunt leaves no fail-nth entry and no mark" "" \
-	"$(grep -v exited /sys/kernel/debug/dm-fault/fail-nth; cat /sys/kernel/debug/dm-fault/mark)"
+	"$(output awk '!/ exited$/' /sys/kernel/debug/dm-fault/{fail-nth,mark})"
 expect "hunt restores the knobs" "$before" "$(knobs)"
 
 # --- --step-timeout: what hangs is killed and reported ----------------------------

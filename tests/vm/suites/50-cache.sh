@@ -25,6 +25,25 @@ direct_read() {
 	dd if="$1" bs=4k skip="$2" count="$3" iflag=direct status=none
 }
 
+# direct_cmp FILE DEV SKIP COUNT: 0 if those blocks of DEV (direct_read) are
+# FILE's bytes, 1 if not, or why the read failed (which is neither)
+direct_cmp() {
+	local err
+
+	err=$(direct_read "$2" "$3" "$4" 2>&1 > $T/direct) || { echo "read of $2: $err"; return; }
+	cmp -s "$1" $T/direct
+	echo $?
+}
+
+# direct_sum DEV SKIP COUNT: the md5 of those blocks (direct_read), or why
+# the read failed, naming DEV: two failed reads do not look alike
+direct_sum() {
+	local err
+
+	err=$(direct_read "$@" 2>&1 > $T/direct) || { echo "read of $1: $err"; return; }
+	md5sum < $T/direct
+}
+
 # cache_field DEV N: the N-th field (1: state) of the status's cache word
 cache_field() {
 	dmsetup status "$1" | awk -v n="$2" '{split($NF, f, ":"); print f[n]}'
@@ -43,7 +62,7 @@ expect "the device says it has a write cache" "write back" \
 check "random data" dd if=/dev/urandom of=$T/w bs=64k count=1 status=none
 check "16 writes complete" dd if=$T/w of=/dev/mapper/c bs=4k count=16 oflag=direct status=none
 check "and read back from the cache" cmp -n 65536 $T/w /dev/mapper/c
-expect "the disk below does not have them" 1 "$(direct_read "$NB" 0 16 | cmp -s $T/w -; echo $?)"
+expect "the disk below does not have them" 1 "$(direct_cmp $T/w "$NB" 0 16)"
 expect "16 cached blocks" 16 "$(cache_field c 2)"
 expect "crash lose=all loses the 16 writes" "lost_writes=16 lost_sectors=128 ranges=16" \
 	"$(dmsetup message c 0 crash lose=all | head -n 1)"
@@ -67,15 +86,15 @@ expect "the flush left nothing cached" 0 "$(cache_field c 2)"
 expect "crash loses nothing flushed" "lost_writes=0 lost_sectors=0 ranges=0" \
 	"$(dmsetup message c 0 crash | head -n 1)"
 check "recover" dmsetup message c 0 recover
-expect "the flushed data is on the disk" 0 "$(direct_read "$NB" 0 16 | cmp -s $T/blk -; echo $?)"
+expect "the flushed data is on the disk" 0 "$(direct_cmp $T/blk "$NB" 0 16)"
 
 # suspend writes the cache back
 check "a cached write" dd if=/dev/urandom of=/dev/mapper/c bs=4k count=4 oflag=direct \
 	seek=100 status=none
 check "suspend and resume" bash -c 'dmsetup suspend c && dmsetup resume c'
 expect "suspend wrote the cache back" 0 "$(cache_field c 2)"
-expect "the data is on the disk" "$(direct_read /dev/mapper/c 100 4 | md5sum)" \
-	"$(direct_read "$NB" 100 4 | md5sum)"
+expect "the data is on the disk" "$(direct_sum /dev/mapper/c 100 4)" \
+	"$(direct_sum "$NB" 100 4)"
 
 # a table reload with cached data: the old table's cache is written back
 check "a cached write" dd if=$T/w of=/dev/mapper/c bs=4k count=4 seek=200 oflag=direct \
@@ -84,7 +103,7 @@ expect "it is cached" 4 "$(cache_field c 2)"
 check "reload the same table and resume" bash -c "dmsetup table c | dmsetup reload c &&
 	dmsetup resume c"
 expect "the reload wrote it back: on the disk" "$(head -c 16384 $T/w | md5sum)" \
-	"$(direct_read "$NB" 200 4 | md5sum)"
+	"$(direct_sum "$NB" 200 4)"
 
 # --- the direct-I/O checker: every policy, several seeds ---------------------
 # checker POLICY SEED: init, mark, the writes, crash, lost, recover, verify

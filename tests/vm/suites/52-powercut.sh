@@ -29,11 +29,16 @@ blk() {
 	dd if="$1" bs=4k skip="$2" count=1 iflag=direct status=none | md5sum | cut -d' ' -f1
 }
 
-# fsync_dev DEV: a flush of the whole device, its exit status the flush's
+# fsync_dev DEV: a flush of the whole device, its exit status the flush's;
+# when the flush fails, its errno's name (EIO) on stdout
 fsync_dev() {
-	python3 -c 'import os, sys
+	python3 -c 'import errno, os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
-os.fsync(fd)' "$1"
+try:
+    os.fsync(fd)
+except OSError as e:
+    print(errno.errorcode[e.errno])
+    sys.exit(1)' "$1"
 }
 
 ZERO=$(head -c 4096 /dev/zero | md5sum | cut -d' ' -f1)
@@ -182,7 +187,8 @@ check "a cached write" put /dev/mapper/wb 80
 check "the disk below fails writes now" bash -c \
 	"dmsetup reload lo --table '0 $S error' && dmsetup resume lo"
 kmsg_mark
-expect "the flush fails" 1 "$(fsync_dev /dev/mapper/wb 2>/dev/null; echo $?)"
+out=$(fsync_dev /dev/mapper/wb 2>&1)
+expect "the flush fails with EIO" "1 EIO" "$? $out"
 check "and says why" bash -c "dmesg | grep -q 'write-back failed'"
 expect "the write is still cached" 1 "$(cache_field wb 2)"
 expect "and reads back" "$(data 80)" "$(blk /dev/mapper/wb 80)"

@@ -65,6 +65,6 @@ else
 	fail "the root opens and execs again after drop_caches"
 fi
 expect "the sweep leaves no fail-nth entry" "" \
-	"$(grep -v exited /sys/kernel/debug/dm-fault/fail-nth)"
+	"$(output awk '!/ exited$/' /sys/kernel/debug/dm-fault/fail-nth)"
 rm -f $BB
 ktap_end
