@@ -453,7 +453,7 @@ expect "stand-in: nth-sweep reports each step's status" \
 	"$(echo "$out" | sed -n '1p;4p' | tr '\n' '|' | sed 's/|$//')"
 want "stand-in: nth-sweep gives up after --max-steps" 1 "still hit a fault at step 2" \
 	dmfault run --nth-sweep --max-steps 2 -- "$F/cmd"
-# A step whose exec fails did not complete (issue 15): a finding, not "done".
+# A step whose exec fails did not complete: a finding, not "done".
 for c in /nonexistent/cmd "$F/failslab/times"; do
 	out=$(dmfault run --nth-sweep -- "$c")
 	rc=$?

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # dmfault run --nth-sweep on a real kernel bug that leaves lasting damage
-# without an oops (issue 15): one failed allocation under
+# without an oops: one failed allocation under
 # p9_client_clunk() leaks a fid on the 9p server, and later opens on the
 # root fail with EINVAL (tests/vm/repro/9p-clunk-enomem.sh, 6.1 and 6.12).
 # The sweep's sanity probe must say "lasting damage", never "completed".
