@@ -49,8 +49,8 @@ for e in $(filefrag -b512 -e "$DIR"/randrw.* | awk -F'[ .:]+' '$2 ~ /^[0-9]+$/ &
 done
 echo "$fs: rules on $n extents of fio's files; fio for $secs s"
 fio "$top/examples/fio/fs-faults.fio" | grep -E '^ *(read|write):' || exit 1
-dmsetup status fs-stress | awk '{for (i = 11; i <= NF; i++) {n = split($i, f, ":")
-	if (n == 7) {inj[f[5]] += f[4]}}} END {printf "injected: %d errors, %d delays\n",
+dmsetup status fs-stress | awk '{for (i = 12; i < 12 + $11; i++) {split($i, f, ":")
+	inj[f[5]] += f[4]}} END {printf "injected: %d errors, %d delays\n",
 	inj["error"], inj["delay"]}'
 umount "$DIR" || { echo "FAIL: $fs does not unmount"; exit 1; }
 case $fs in

@@ -8,11 +8,15 @@
  *
  * The ranges are a maple tree of sector ranges, each mapped to one value
  * word that packs its kind, so marking 2^20 sectors bad is one entry and
- * a lookup is O(log n).  The I/O path reads the tree under RCU and takes
- * no lock; changes (messages, and the writes that heal a range or count
- * down its wr_fail) take the map's mutex, which the tree knows as its
- * external lock, so that the tree allocates nodes with the mutex held and
- * no change is ever split by a dropped lock.
+ * a lookup is O(log n).  Changes (messages, and the writes that heal a
+ * range or count down its wr_fail) take the map's mutex, which the tree
+ * knows as its external lock: the tree allocates nodes with it held, so
+ * no change is split by a dropped lock.  The I/O path reads the tree
+ * under the read side of a rw semaphore that a change takes for writing
+ * only around the store itself.  The tree is not in RCU mode: its
+ * RCU-deferred freeing of replaced subtrees (mt_free_walk()) oopses on
+ * 6.1 and 6.12 with large maps, and a store under the write side frees
+ * what it replaces at once, with no reader inside.
  *
  * Ranges with equal kinds that touch or overlap are kept as one; a range
  * with writes left to fail is kept apart, since its count is its own.
@@ -25,7 +29,7 @@
 
 #define DM_MSG_PREFIX "fault"
 
-#define FAULT_BAD_MT_FLAGS	(MT_FLAGS_USE_RCU | MT_FLAGS_LOCK_EXTERN)
+#define FAULT_BAD_MT_FLAGS	MT_FLAGS_LOCK_EXTERN
 
 /* a list reply: at most this many ranges, each line shorter than this */
 #define FAULT_BAD_LIST_MAX	1024
@@ -58,6 +62,41 @@ static bool fault_bad_applies(enum fault_bad_mode mode, bool rd)
 	return rd ? mode != FAULT_BAD_WRITE : mode != FAULT_BAD_READ;
 }
 
+static struct maple_tree *fault_bad_tree_alloc(struct fault_bad *bad)
+{
+	struct maple_tree *mt = kzalloc(sizeof(*mt), GFP_KERNEL);
+
+	if (mt) {
+		mt_init_flags(mt, FAULT_BAD_MT_FLAGS);
+		mt_set_external_lock(mt, &bad->lock);
+	}
+	return mt;
+}
+
+/* Free a tree no reader can reach any more.  Caller: bad->lock. */
+static void fault_bad_tree_free(struct maple_tree *mt)
+{
+	__mt_destroy(mt);
+	kfree(mt);
+}
+
+/* The tree, for its writers: bad->lock held. */
+static struct maple_tree *fault_bad_tree(struct fault_bad *bad)
+{
+	lockdep_assert_held(&bad->lock);
+	return bad->mt;
+}
+
+/* A reader's side; a REQ_NOWAIT bio does not wait for a store. */
+static bool fault_bad_read_lock(struct fault_bad *bad, bool nowait)
+{
+	if (!nowait)
+		down_read(&bad->rw);
+	else if (!down_read_trylock(&bad->rw))
+		return false;
+	return true;
+}
+
 /**
  * fault_bad_create - give a device an empty bad-block map
  * @fc: the device; fc->bad is set
@@ -82,8 +121,13 @@ int fault_bad_create(struct fault_c *fc, u64 base, bool enabled)
 		return -ENOMEM;
 	}
 	mutex_init(&bad->lock);
-	mt_init_flags(&bad->mt, FAULT_BAD_MT_FLAGS);
-	mt_set_external_lock(&bad->mt, &bad->lock);
+	init_rwsem(&bad->rw);
+	bad->mt = fault_bad_tree_alloc(bad);
+	if (!bad->mt) {
+		free_percpu(bad->stats);
+		kfree(bad);
+		return -ENOMEM;
+	}
 	bad->base = base;
 	bad->enabled = enabled;
 	/* pairs with the READ_ONCE() of map: the map is whole when seen */
@@ -97,25 +141,40 @@ void fault_bad_destroy(struct fault_c *fc)
 
 	if (!bad)
 		return;
+	/* no bio can reach the map: its tree goes at once */
 	mutex_lock(&bad->lock);
-	__mt_destroy(&bad->mt);
+	fault_bad_tree_free(fault_bad_tree(bad));
 	mutex_unlock(&bad->lock);
 	free_percpu(bad->stats);
 	kfree(bad);
 	fc->bad = NULL;
 }
 
-/* Empty the map; its counters of lookups, hits and heals stay. */
-static void fault_bad_clear(struct fault_bad *bad)
+/**
+ * fault_bad_clear - empty the map; its counters of lookups, hits and heals stay
+ * @bad: the map
+ *
+ * An empty tree replaces the map's under the write side; the old one is
+ * freed when no lookup can be in it.  Sleeps.
+ *
+ * Return: 0 or -ENOMEM (the map unchanged).
+ */
+int fault_bad_clear(struct fault_bad *bad)
 {
+	struct maple_tree *mt = fault_bad_tree_alloc(bad), *old;
+
+	if (!mt)
+		return -ENOMEM;
 	mutex_lock(&bad->lock);
-	__mt_destroy(&bad->mt);
-	/* 6.1's __mt_destroy() also clears the flags */
-	mt_init_flags(&bad->mt, FAULT_BAD_MT_FLAGS);
-	mt_set_external_lock(&bad->mt, &bad->lock);
+	old = fault_bad_tree(bad);
+	down_write(&bad->rw);
+	bad->mt = mt;
+	up_write(&bad->rw);
 	bad->nr_ranges = 0;
 	bad->nr_sectors = 0;
+	fault_bad_tree_free(old);
 	mutex_unlock(&bad->lock);
+	return 0;
 }
 
 /*
@@ -126,7 +185,7 @@ static void fault_bad_clear(struct fault_bad *bad)
 static int fault_bad_store(struct fault_bad *bad, unsigned long first, unsigned long last,
 			   void *entry, gfp_t gfp)
 {
-	MA_STATE(mas, &bad->mt, first, first);
+	MA_STATE(mas, fault_bad_tree(bad), first, first);
 	struct fault_bad_attr a;
 	s64 ranges = 0, sectors = 0;
 	void *e;
@@ -153,7 +212,15 @@ static int fault_bad_store(struct fault_bad *bad, unsigned long first, unsigned 
 		ranges += (mas.index < first) + (mas.last > last) - 1;
 	}
 	mas_set_range(&mas, first, last);
+	/* the store frees what it replaces: no reader may be in the tree */
+	if (gfp == GFP_NOWAIT) {
+		if (!down_write_trylock(&bad->rw))
+			return -EAGAIN;
+	} else {
+		down_write(&bad->rw);
+	}
 	r = mas_store_gfp(&mas, entry, gfp);
+	up_write(&bad->rw);
 	if (r)
 		return r;
 	bad->nr_ranges += ranges;
@@ -177,7 +244,7 @@ int fault_bad_insert(struct fault_bad *bad, u64 first, u64 last, const struct fa
 	int r = -EEXIST;
 
 	mutex_lock(&bad->lock);
-	if (!exclusive || !mtree_load(&bad->mt, first))
+	if (!exclusive || !mtree_load(fault_bad_tree(bad), first))
 		r = fault_bad_store(bad, first, last, fault_bad_entry(a), GFP_KERNEL);
 	mutex_unlock(&bad->lock);
 	return r;
@@ -197,7 +264,7 @@ int fault_bad_erase(struct fault_bad *bad, u64 first, u64 last, bool must_exist)
 	int r = -ENOENT;
 
 	mutex_lock(&bad->lock);
-	if (!must_exist || mtree_load(&bad->mt, first))
+	if (!must_exist || mtree_load(fault_bad_tree(bad), first))
 		r = fault_bad_store(bad, first, last, NULL, GFP_KERNEL);
 	mutex_unlock(&bad->lock);
 	return r;
@@ -216,17 +283,23 @@ int fault_bad_erase(struct fault_bad *bad, u64 first, u64 last, bool must_exist)
 bool fault_bad_next(struct fault_bad *bad, u64 pos, u64 *first, u64 *last,
 		    struct fault_bad_attr *a)
 {
-	MA_STATE(mas, &bad->mt, pos, pos);
 	void *e;
 
+	fault_bad_read_lock(bad, false);
+	/* the tree's lockdep checks take RCU for a reader without its lock */
 	rcu_read_lock();
-	e = mas_find(&mas, ULONG_MAX);
-	if (e) {
-		*first = mas.index;
-		*last = mas.last;
-		fault_bad_attr_of(e, a);
+	{
+		MA_STATE(mas, bad->mt, pos, pos);
+
+		e = mas_find(&mas, ULONG_MAX);
+		if (e) {
+			*first = mas.index;
+			*last = mas.last;
+			fault_bad_attr_of(e, a);
+		}
 	}
 	rcu_read_unlock();
+	up_read(&bad->rw);
 	return e;
 }
 
@@ -262,7 +335,6 @@ static blk_status_t fault_bad_fail(struct fault_bad *bad, struct bio *bio, u64 k
  */
 static blk_status_t fault_bad_write(struct fault_bad *bad, struct bio *bio, u64 key, u64 end)
 {
-	MA_STATE(mas, &bad->mt, key, key);
 	gfp_t gfp = bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
 	struct fault_bad_attr a;
 	blk_status_t st = BLK_STS_OK;
@@ -274,7 +346,8 @@ static blk_status_t fault_bad_write(struct fault_bad *bad, struct bio *bio, u64 
 	else if (!mutex_trylock(&bad->lock))
 		return BLK_STS_AGAIN;
 	while (pos <= end) {
-		mas_set(&mas, pos);
+		MA_STATE(mas, fault_bad_tree(bad), pos, pos);
+
 		e = mas_find(&mas, end);
 		if (!e)
 			break;
@@ -338,19 +411,27 @@ blk_status_t fault_bad_map(struct fault_c *fc, struct bio *bio, unsigned int op,
 	end = key + nr - 1;
 	this_cpu_inc(bad->stats->lookups);
 
+	if (!fault_bad_read_lock(bad, (bio->bi_opf & REQ_NOWAIT) != 0))
+		return BLK_STS_AGAIN;
 	rcu_read_lock();
 	{
-		MA_STATE(mas, &bad->mt, key, key);
+		MA_STATE(mas, bad->mt, key, key);
 
-		mas_for_each(&mas, e, end) {
-			fault_bad_attr_of(e, &a);
-			if (fault_bad_applies(a.mode, rd)) {
-				first = mas.index;
-				break;
+		/* most bios: the gap at key covers them, one walk */
+		e = mas_walk(&mas);
+		if (e || mas.last < end) {
+			mas_set(&mas, key);
+			mas_for_each(&mas, e, end) {
+				fault_bad_attr_of(e, &a);
+				if (fault_bad_applies(a.mode, rd)) {
+					first = mas.index;
+					break;
+				}
 			}
 		}
 	}
 	rcu_read_unlock();
+	up_read(&bad->rw);
 	if (!e)
 		return BLK_STS_OK;
 	this_cpu_inc(bad->stats->hits);
@@ -378,42 +459,25 @@ static void fault_bad_sum(struct fault_bad *bad, u64 *v)
 }
 
 /**
- * fault_bad_emit - the map's word of the INFO status, or its stats line
+ * fault_bad_snapshot - the map's switches and counters
  * @fc: the device
- * @readable: the stats reply's line rather than the status word
- * @result: the buffer
- * @maxlen: its size
- * @psz: the bytes used, advanced
+ * @enabled: whether the map fails bios
+ * @partial: whether it completes the good blocks before a bad one
+ * @v: filled in, indexed by enum fault_bad_stat
  *
- * The word is "-" with no map, else "<on|off>:<partial>:" and the counters
- * of enum fault_bad_stat joined by ':'.
+ * Return: false without a map.
  */
-void fault_bad_emit(struct fault_c *fc, bool readable, char *result, unsigned int maxlen,
-		    unsigned int *psz)
+bool fault_bad_snapshot(struct fault_c *fc, bool *enabled, bool *partial, u64 *v)
 {
 	/* pairs with the release in fault_bad_create() */
 	struct fault_bad *bad = smp_load_acquire(&fc->bad);
-	unsigned int sz = *psz, i;
-	u64 v[FAULT_NR_BAD_STATS];
 
-	if (!bad) {
-		if (!readable)
-			DMEMIT(" -");
-		*psz = sz;
-		return;
-	}
+	if (!bad)
+		return false;
+	*enabled = READ_ONCE(bad->enabled);
+	*partial = READ_ONCE(bad->partial);
 	fault_bad_sum(bad, v);
-	DMEMIT(readable ? "bad state=%s partial=%d" : " %s:%d",
-	       READ_ONCE(bad->enabled) ? "on" : "off", READ_ONCE(bad->partial));
-	for (i = 0; i < FAULT_NR_BAD_STATS; i++) {
-		if (readable)
-			DMEMIT(" %s=%llu", fault_bad_stat_name(i), v[i]);
-		else
-			DMEMIT(":%llu", v[i]);
-	}
-	if (readable)
-		DMEMIT("\n");
-	*psz = sz;
+	return true;
 }
 
 /* The map, made on the first message that needs one: on, whole-bio failures. */
@@ -504,25 +568,20 @@ static int fault_bad_msg_list(struct fault_bad *bad, u64 from, char *result, uns
 /**
  * fault_bad_message - the bad messages fault_msg_parse() read
  * @fc: the device
- * @m: the message, m->cmd FAULT_MSG_BAD to FAULT_MSG_BAD_PARTIAL
- * @error: the parser's reason when it refused the message, else NULL
+ * @m: the message, m->cmd FAULT_MSG_BAD_ADD to FAULT_MSG_BAD_PARTIAL
  * @result: the reply buffer
  * @maxlen: its size
  *
  * Return: 0, 1 with a reply, or -errno with the reason logged.
  */
-int fault_bad_message(struct fault_c *fc, const struct fault_msg *m, const char *error,
-		      char *result, unsigned int maxlen)
+int fault_bad_message(struct fault_c *fc, const struct fault_msg *m, char *result,
+		      unsigned int maxlen)
 {
 	/* pairs with the release in fault_bad_create() */
 	struct fault_bad *bad = smp_load_acquire(&fc->bad);
 	unsigned int sz = 0;
 	u64 v[FAULT_NR_BAD_STATS] = { 0 };
 
-	if (error) {
-		DMWARN("%s: %s: %s", fault_dev_name(fc), fault_msg_name(m->cmd), error);
-		return -EINVAL;
-	}
 	switch (m->cmd) {
 	case FAULT_MSG_BAD_ADD:
 	case FAULT_MSG_BAD_REMOVE:
@@ -537,9 +596,7 @@ int fault_bad_message(struct fault_c *fc, const struct fault_msg *m, const char 
 		DMEMIT("ranges=%llu sectors=%llu", v[FAULT_BS_RANGES], v[FAULT_BS_SECTORS]);
 		return 1;
 	case FAULT_MSG_BAD_CLEAR:
-		if (bad)
-			fault_bad_clear(bad);
-		return 0;
+		return bad ? fault_bad_clear(bad) : 0;
 	default:
 		break;
 	}

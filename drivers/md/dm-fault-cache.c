@@ -1758,21 +1758,6 @@ out:
 }
 
 /* A cache message the parser refused with @error, or one that needs a cache there is not. */
-static int fault_cache_msg_refused(struct fault_c *fc, const struct fault_msg *m,
-				   const char *error)
-{
-	const char *name = fault_cache_name(fc);
-
-	if (!error)
-		DMWARN("%s: %s: the cache is off", name,
-		       m->cmd == FAULT_MSG_CACHE_OFF ? "cache" : fault_msg_name(m->cmd));
-	else if (!strncmp(error, "takes ", 6))
-		DMWARN("%s: %s %s", name, fault_msg_name(m->cmd), error);
-	else
-		DMWARN("%s: %s: %s", name, fault_msg_name(m->cmd), error);
-	return -EINVAL;
-}
-
 /* record list <from>: there must be a recording */
 static int fault_cache_msg_list(struct fault_c *fc, const struct fault_msg *m, char *result,
 				unsigned int maxlen)
@@ -1791,30 +1776,29 @@ static int fault_cache_msg_list(struct fault_c *fc, const struct fault_msg *m, c
 /**
  * fault_cache_message - the cache's messages
  * @fc: the device
- * @m: from fault_msg_parse(), m->cmd FAULT_MSG_CACHE or later: "cache on
+ * @m: from fault_msg_parse(), m->cmd FAULT_MSG_CACHE_ON or later: "cache on
  *     [limit=<size>] [unit=<size>]", "cache off", "crash [lose=<policy>]
  *     [seed=<n>] [after=<flush|write|bytes>:<n>]", "mark [<label>]",
  *     "recover", "lost", "record", "record list <from>", "view keep=<list>
  *     [tear=<list>]"
- * @error: the parser's reason when it refused @m, else NULL
  * @result: reply buffer
  * @maxlen: its size
  *
- * A message for a cache the device does not have is refused for that
- * before its arguments are looked at.
+ * A message for a cache the device does not have is refused for that.
  *
  * Return: as a target's .message.
  */
-int fault_cache_message(struct fault_c *fc, const struct fault_msg *m, char *error,
-			char *result, unsigned int maxlen)
+int fault_cache_message(struct fault_c *fc, const struct fault_msg *m, char *result,
+			unsigned int maxlen)
 {
 	/* pairs with the release in fault_cache_create() */
 	struct fault_cache *c = smp_load_acquire(&fc->cache);
 
-	if (!c && m->cmd != FAULT_MSG_CACHE && m->cmd != FAULT_MSG_CACHE_ON)
-		return fault_cache_msg_refused(fc, m, NULL);
-	if (error)
-		return fault_cache_msg_refused(fc, m, error);
+	if (!c && m->cmd != FAULT_MSG_CACHE_ON) {
+		DMWARN("%s: %s: the cache is off", fault_cache_name(fc),
+		       m->cmd == FAULT_MSG_CACHE_OFF ? "cache" : fault_msg_name(m->cmd));
+		return -EINVAL;
+	}
 	switch (m->cmd) {
 	case FAULT_MSG_CACHE_ON:
 		return fault_cache_msg_on(fc, m);
@@ -1841,31 +1825,20 @@ int fault_cache_message(struct fault_c *fc, const struct fault_msg *m, char *err
 }
 
 /**
- * fault_cache_emit - the cache's word of the INFO status, or its stats line
+ * fault_cache_snapshot - the cache's state and counters, read at once
  * @fc: the device
- * @readable: the stats reply's form
- * @result: output, DMEMIT's
- * @maxlen: its size
- * @psz: DMEMIT's position, advanced
+ * @v: filled in, indexed by enum fault_cache_stat
  *
- * The word is "-" without a cache, else the state and the counters of enum
- * fault_cache_stat, colon-separated; the stats line names them.
+ * Return: the state's name, or NULL without a cache.
  */
-void fault_cache_emit(struct fault_c *fc, bool readable, char *result, unsigned int maxlen,
-		      unsigned int *psz)
+const char *fault_cache_snapshot(struct fault_c *fc, u64 *v)
 {
 	/* pairs with the release in fault_cache_create() */
 	struct fault_cache *c = smp_load_acquire(&fc->cache);
-	u64 v[FAULT_NR_CACHE_STATS];
 	enum fault_cache_state state;
-	unsigned int sz = *psz, i;
 
-	if (!c) {
-		if (!readable)
-			DMEMIT(" -");
-		*psz = sz;
-		return;
-	}
+	if (!c)
+		return NULL;
 	spin_lock(&c->lock);
 	state = c->state;
 	v[FAULT_CS_BLOCKS] = c->st.blocks;
@@ -1882,16 +1855,7 @@ void fault_cache_emit(struct fault_c *fc, bool readable, char *result, unsigned 
 	v[FAULT_CS_LOST_SECTORS] = c->st.lost_sectors;
 	v[FAULT_CS_RECORDED] = c->st.recorded;
 	spin_unlock(&c->lock);
-	DMEMIT(readable ? "cache state=%s" : " %s", fault_cache_state_names[state]);
-	for (i = 0; i < FAULT_NR_CACHE_STATS; i++) {
-		if (readable)
-			DMEMIT(" %s=%llu", fault_cache_stat_name(i), v[i]);
-		else
-			DMEMIT(":%llu", v[i]);
-	}
-	if (readable)
-		DMEMIT("\n");
-	*psz = sz;
+	return fault_cache_state_names[state];
 }
 
 /* The table's feature words: " <n> cache" and the options that differ. */

@@ -190,7 +190,7 @@ static int fault_dust_message_1(struct fault_bad *bad, const char *word, char *r
 		return 1;
 	}
 	if (!strcasecmp(word, "clearbadblocks")) {
-		if (fault_dust_count(bad) && !fault_bad_erase(bad, 0, ULONG_MAX, false))
+		if (fault_dust_count(bad) && !fault_bad_clear(bad))
 			DMEMIT("dust_clear_badblocks: badblocks cleared");
 		else
 			DMEMIT("dust_clear_badblocks: no badblocks found");

@@ -5,11 +5,12 @@
  * rule set, an immutable array replaced as a whole under fc->lock and
  * published with RCU, so that map reads it without a lock.
  *
- * A bio the set's bounds rule out is counted once, in the set; it counts
- * as seen by every rule of the set.  When a set is replaced, a grace period
- * later its count is final and is carried into each of its rules, so no
- * rule ever needs the device's counters and no path sums CPUs but the
- * status and the retired set's RCU callback.
+ * A bio the set's bounds rule out is counted once, in the device's
+ * skipped counter; it counts as seen by every rule of the set.  A rule
+ * keeps the value that counter had when the rule was published (or its
+ * counters reset), so its seen count is its own walks plus the device's
+ * skips since then: no path waits for a retired set, and the count is
+ * exact whenever no bio is in flight across a rule change.
  */
 #include <linux/jiffies.h>
 #include <linux/slab.h>
@@ -113,32 +114,31 @@ bool fault_rule_window_open(const struct fault_rule *rule)
 /**
  * fault_rule_seen - bios a rule saw
  * @rule: a rule of the current set
- * @skipped: fault_ruleset_skipped() of that set
+ * @skipped: fault_rules_skipped() of the device
  *
- * Those that reached the rule in the walk, those that earlier sets holding
- * the rule skipped (carried in when each of them retired), and those the
- * current set skipped.  Until the previous set retires, a grace period after
- * a rule change, the bios it skipped are not yet carried in (they are never
- * lost): a rule change message waits for that with rcu_barrier().
+ * Those that reached the rule in the walk, and those the device's rule
+ * sets skipped since the rule was published or its counters reset.  A bio
+ * in flight across a rule change, which read the set before or after it,
+ * may count for the rules of the other set.
  */
 u64 fault_rule_seen(const struct fault_rule *rule, u64 skipped)
 {
-	u64 sum = 0;
+	u64 sum = 0, base = READ_ONCE(rule->skip_base);
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(*per_cpu_ptr(rule->seen, cpu));
-	return sum + atomic64_read(&rule->seen_skipped) + skipped;
+	return sum + (skipped > base ? skipped - base : 0);
 }
 
-/* Bios the set's bounds ruled out while it was published. */
-u64 fault_ruleset_skipped(const struct fault_ruleset *set)
+/* Bios the device's rule sets ruled out by their bounds, ever. */
+u64 fault_rules_skipped(struct fault_c *fc)
 {
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(*per_cpu_ptr(set->skipped, cpu));
+		sum += READ_ONCE(*per_cpu_ptr(fc->skipped, cpu));
 	return sum;
 }
 
@@ -149,11 +149,6 @@ static struct fault_ruleset *fault_ruleset_alloc(unsigned int nr)
 	set = kzalloc(struct_size(set, rules, nr), GFP_KERNEL);
 	if (!set)
 		return NULL;
-	set->skipped = alloc_percpu(u64);
-	if (!set->skipped) {
-		kfree(set);
-		return NULL;
-	}
 	set->nr = nr;
 	return set;
 }
@@ -165,23 +160,13 @@ static void fault_ruleset_free(struct fault_ruleset *set)
 
 	for (i = 0; i < set->nr; i++)
 		fault_rule_put(set->rules[i]);
-	free_percpu(set->skipped);
 	kfree(set);
 }
 
-/*
- * A grace period after the set was replaced no map can still be counting
- * in it: carry its count into its rules, which the set kept alive.
- */
+/* A grace period after the set was replaced no map can still be reading it. */
 static void fault_ruleset_retire_rcu(struct rcu_head *head)
 {
-	struct fault_ruleset *set = container_of(head, struct fault_ruleset, rcu);
-	u64 skipped = fault_ruleset_skipped(set);
-	unsigned int i;
-
-	for (i = 0; i < set->nr; i++)
-		atomic64_add(skipped, &set->rules[i]->seen_skipped);
-	fault_ruleset_free(set);
+	fault_ruleset_free(container_of(head, struct fault_ruleset, rcu));
 }
 
 /* Set the bounds fault_ruleset_may_match() tests: the union of the rules' matches. */
@@ -261,10 +246,12 @@ static bool fault_ruleset_find(const struct fault_ruleset *set, unsigned int id,
 	return false;
 }
 
-static void fault_rule_start(struct fault_rule *rule)
+/* A rule about to be published: its status, its time window, its skip base. */
+static void fault_rule_start(struct fault_c *fc, struct fault_rule *rule)
 {
 	rule->status = fault_blk_status[rule->cfg.status];
 	rule->start_jiffies = jiffies;
+	WRITE_ONCE(rule->skip_base, fault_rules_skipped(fc));
 }
 
 static int __fault_rules_add(struct fault_c *fc, struct fault_rule *rule, char **error)
@@ -291,7 +278,7 @@ static int __fault_rules_add(struct fault_c *fc, struct fault_rule *rule, char *
 			fc->next_id++;
 		rule->cfg.id = fc->next_id++;
 	}
-	fault_rule_start(rule);
+	fault_rule_start(fc, rule);
 	fault_rules_publish(fc, set);
 	return 0;
 }
@@ -399,7 +386,7 @@ int fault_rules_replace(struct fault_c *fc, unsigned int id, const char *text, c
 		*error = "Cannot allocate rule set";
 		goto out_put_rule;
 	}
-	fault_rule_start(rule);
+	fault_rule_start(fc, rule);
 	fault_rules_publish(fc, set);
 	mutex_unlock(&fc->lock);
 	return 0;
@@ -468,29 +455,26 @@ int fault_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **
  * fault_rules_clear_counters - zero every rule's counters
  * @fc: the device
  *
- * Waits for retired sets to carry their counts in first, so that none
- * arrives after the reset.  Sleeps.
+ * The rules' walks and the engine's counters go to zero, and each rule's
+ * skip base to the device's skipped count now.  Takes no RCU wait.
  */
 void fault_rules_clear_counters(struct fault_c *fc)
 {
 	struct fault_ruleset *set;
 	struct fault_rule *rule;
 	unsigned int i;
+	u64 skipped;
 	int cpu;
 
 	mutex_lock(&fc->lock);
-	rcu_barrier();
 	set = fault_rules_current(fc);
+	skipped = fault_rules_skipped(fc);
 	for (i = 0; set && i < set->nr; i++) {
 		rule = set->rules[i];
 		for_each_possible_cpu(cpu)
 			per_cpu(*rule->seen, cpu) = 0;
-		atomic64_set(&rule->seen_skipped, 0);
+		WRITE_ONCE(rule->skip_base, skipped);
 		dmf_attr_clear_counters(&rule->cfg.attr);
-	}
-	if (set) {
-		for_each_possible_cpu(cpu)
-			per_cpu(*set->skipped, cpu) = 0;
 	}
 	mutex_unlock(&fc->lock);
 }

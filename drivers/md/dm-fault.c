@@ -47,7 +47,8 @@ int fault_ctx_create(struct dm_target *ti, enum fault_compat kind)
 	spin_lock_init(&fc->log_lock);
 
 	fc->stats = alloc_percpu(struct fault_op_stats);
-	if (!fc->stats) {
+	fc->skipped = alloc_percpu(u64);
+	if (!fc->stats || !fc->skipped) {
 		ti->error = "Cannot allocate statistics";
 		return -ENOMEM;
 	}
@@ -172,6 +173,7 @@ void fault_ctx_destroy(struct dm_target *ti)
 	bioset_exit(&fc->bs);
 	fault_rules_destroy(fc);
 	free_percpu(fc->stats);
+	free_percpu(fc->skipped);
 	if (fc->dev)
 		dm_put_device(ti, fc->dev);
 	kfree(fc);
@@ -233,15 +235,39 @@ static void fault_log(struct fault_c *fc, struct fault_rule *rule, unsigned int 
 			   blk_status_to_errno(rule->status) : 0);
 }
 
+/*
+ * The rule walk: the first rule of the set that fires on the bio takes it,
+ * with a reference.  A bio the set's bounds rule out touches no rule.
+ */
+static void fault_map_rules(struct fault_c *fc, struct fault_per_bio *pb, unsigned int opbits,
+			    sector_t sector)
+{
+	struct fault_ruleset *set;
+	unsigned int i;
+
+	rcu_read_lock();
+	set = rcu_dereference(fc->rules);
+	if (set && !fault_ruleset_may_match(set, opbits, sector, pb->bytes)) {
+		this_cpu_inc(*fc->skipped);
+		set = NULL;
+	}
+	for (i = 0; set && i < set->nr; i++) {
+		if (fault_rule_fires(set->rules[i], opbits, sector, pb->bytes)) {
+			pb->rule = set->rules[i];
+			fault_rule_get(pb->rule);
+			break;
+		}
+	}
+	rcu_read_unlock();
+}
+
 static int fault_map(struct dm_target *ti, struct bio *bio)
 {
 	struct fault_c *fc = ti->private;
 	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
 	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	blk_status_t bad = BLK_STS_OK;
-	struct fault_op_stats *st;
-	struct fault_ruleset *set;
-	unsigned int opbits, i;
+	unsigned int opbits;
 	int r;
 
 	pb->rule = NULL;
@@ -251,31 +277,16 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 		bad = fault_bad_map(fc, bio, pb->op, sector);
 	pb->bytes = bio->bi_iter.bi_size;
 
-	st = get_cpu_ptr(fc->stats);
-	st->bios[pb->op]++;
-	st->bytes[pb->op] += pb->bytes;
-	put_cpu_ptr(fc->stats);
+	this_cpu_inc(fc->stats->bios[pb->op]);
+	this_cpu_add(fc->stats->bytes[pb->op], pb->bytes);
 	if (unlikely(bad)) {
 		bio->bi_status = bad;
 		bio_endio(bio);
 		return DM_MAPIO_SUBMITTED;
 	}
-
-	rcu_read_lock();
-	set = rcu_dereference(fc->rules);
-	if (set && !fault_ruleset_may_match(set, opbits, sector, pb->bytes)) {
-		this_cpu_inc(*set->skipped);
-		set = NULL;
-	}
-
-	for (i = 0; set && i < set->nr; i++) {
-		if (fault_rule_fires(set->rules[i], opbits, sector, pb->bytes)) {
-			pb->rule = set->rules[i];
-			fault_rule_get(pb->rule);
-			break;
-		}
-	}
-	rcu_read_unlock();
+	/* no rules: no RCU read section either */
+	if (rcu_access_pointer(fc->rules))
+		fault_map_rules(fc, pb, opbits, sector);
 
 	if (unlikely(!fc->dev)) {
 		/* fault-error: nothing below; a disabled rule still fails */
@@ -318,69 +329,132 @@ static int fault_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *err
 	return DM_ENDIO_DONE;
 }
 
-static void fault_sum_op_stats(struct fault_c *fc, struct fault_op_stats *sum)
+/*
+ * One snapshot of a device's counters, which the INFO status prints on one
+ * line for programs and the stats reply one group a line for people.
+ */
+struct fault_snapshot {
+	struct fault_op_stats ops;
+	unsigned int held;
+	u64 skipped;
+	const char *cache;		/* the cache's state; NULL: none */
+	u64 cache_v[FAULT_NR_CACHE_STATS];
+	bool bad, bad_on, bad_partial;	/* a map, and its switches */
+	u64 bad_v[FAULT_NR_BAD_STATS];
+};
+
+/* A rule's counters in the snapshot's terms. */
+struct fault_rule_snap {
+	struct dmf_counters c;
+	u64 seen;
+	const char *action;
+	bool enabled;
+};
+
+static void fault_snapshot(struct fault_c *fc, struct fault_snapshot *s)
 {
 	int cpu, op;
 
-	memset(sum, 0, sizeof(*sum));
+	memset(&s->ops, 0, sizeof(s->ops));
 	for_each_possible_cpu(cpu) {
 		struct fault_op_stats *st = per_cpu_ptr(fc->stats, cpu);
 
 		for (op = 0; op < FAULT_NR_OPS; op++) {
-			sum->bios[op] += READ_ONCE(st->bios[op]);
-			sum->bytes[op] += READ_ONCE(st->bytes[op]);
-			sum->failed[op] += READ_ONCE(st->failed[op]);
-			sum->failed_bytes[op] += READ_ONCE(st->failed_bytes[op]);
+			s->ops.bios[op] += READ_ONCE(st->bios[op]);
+			s->ops.bytes[op] += READ_ONCE(st->bytes[op]);
+			s->ops.failed[op] += READ_ONCE(st->failed[op]);
+			s->ops.failed_bytes[op] += READ_ONCE(st->failed_bytes[op]);
 		}
 	}
+	s->held = READ_ONCE(fc->nr_held);
+	s->skipped = fault_rules_skipped(fc);
+	s->cache = fault_cache_snapshot(fc, s->cache_v);
+	s->bad = fault_bad_snapshot(fc, &s->bad_on, &s->bad_partial, s->bad_v);
+}
+
+static void fault_rule_snapshot(struct fault_rule *rule, u64 skipped, struct fault_rule_snap *r)
+{
+	dmf_attr_counters(&rule->cfg.attr, &r->c);
+	r->seen = fault_rule_seen(rule, skipped);
+	r->action = fault_action_name(rule->cfg.action);
+	r->enabled = READ_ONCE(rule->cfg.enabled);
 }
 
 /*
- * One snapshot of the counters, in one of two forms: the INFO status, the
- * machine-readable one (words on one line: the op count and op words, the
- * rule count and rule words, the held bios), or the stats message reply,
- * the same values one group per line for people.  Caller: rcu_read_lock().
+ * The INFO status after "<start> <len> fault": the op count and words, the
+ * rule count and words, the held bios, the cache word, the bad-map word.
+ * Caller: rcu_read_lock().
  */
-static void fault_emit_counters(struct fault_c *fc, struct fault_ruleset *set, bool readable,
-				char *result, unsigned int maxlen)
+static void fault_emit_info(struct fault_c *fc, struct fault_ruleset *set, char *result,
+			    unsigned int maxlen)
 {
-	unsigned int sz = 0, i, held = READ_ONCE(fc->nr_held);
-	u64 skipped = set ? fault_ruleset_skipped(set) : 0, seen;
-	struct fault_op_stats sum;
-	struct dmf_counters c;
-	struct fault_rule *rule;
+	struct fault_rule_snap r;
+	struct fault_snapshot s;
+	unsigned int sz = 0, i;
 	int op;
 
-	fault_sum_op_stats(fc, &sum);
-	if (readable)
-		DMEMIT("held %u\n", held);
-	else
-		DMEMIT("%u", FAULT_NR_OPS);
+	fault_snapshot(fc, &s);
+	DMEMIT("%u", FAULT_NR_OPS);
 	for (op = 0; op < FAULT_NR_OPS; op++)
-		DMEMIT(readable ? "op %s bios=%llu bytes=%llu failed=%llu failed_bytes=%llu\n" :
-		       " %s:%llu:%llu:%llu:%llu", fault_op_name(op), sum.bios[op], sum.bytes[op],
-		       sum.failed[op], sum.failed_bytes[op]);
-	if (!readable)
-		DMEMIT(" %u", set ? set->nr : 0);
+		DMEMIT(" %s:%llu:%llu:%llu:%llu", fault_op_name(op), s.ops.bios[op],
+		       s.ops.bytes[op], s.ops.failed[op], s.ops.failed_bytes[op]);
+	DMEMIT(" %u", set ? set->nr : 0);
 	for (i = 0; set && i < set->nr; i++) {
-		rule = set->rules[i];
-		dmf_attr_counters(&rule->cfg.attr, &c);
-		seen = fault_rule_seen(rule, skipped);
-		if (!readable) {
-			DMEMIT(" %u:%llu:%llu:%llu:%s:%d:%llu", rule->cfg.id, seen, c.evaluated,
-			       c.injected, fault_action_name(rule->cfg.action),
-			       READ_ONCE(rule->cfg.enabled), rule->cfg.attr.seed);
-			continue;
-		}
-		DMEMIT("rule %u action=%s enabled=%d ", rule->cfg.id,
-		       fault_action_name(rule->cfg.action), READ_ONCE(rule->cfg.enabled));
-		DMEMIT("seen=%llu matched=%llu injected=%llu seed=%llu\n", seen, c.evaluated,
-		       c.injected, rule->cfg.attr.seed);
+		fault_rule_snapshot(set->rules[i], s.skipped, &r);
+		DMEMIT(" %u:%llu:%llu:%llu:%s:%d:%llu", set->rules[i]->cfg.id, r.seen,
+		       r.c.evaluated, r.c.injected, r.action, r.enabled,
+		       set->rules[i]->cfg.attr.seed);
 	}
-	if (!readable)
-		DMEMIT(" %u", held);
-	fault_cache_emit(fc, readable, result, maxlen, &sz);
-	fault_bad_emit(fc, readable, result, maxlen, &sz);
+	DMEMIT(" %u", s.held);
+	if (s.cache) {
+		DMEMIT(" %s", s.cache);
+		for (i = 0; i < FAULT_NR_CACHE_STATS; i++)
+			DMEMIT(":%llu", s.cache_v[i]);
+	} else {
+		DMEMIT(" -");
+	}
+	if (s.bad) {
+		DMEMIT(" %s:%d", s.bad_on ? "on" : "off", s.bad_partial);
+		for (i = 0; i < FAULT_NR_BAD_STATS; i++)
+			DMEMIT(":%llu", s.bad_v[i]);
+	} else {
+		DMEMIT(" -");
+	}
+}
+
+/* The stats reply: the same snapshot, one group a line, every counter named. */
+static void fault_emit_stats(struct fault_c *fc, struct fault_ruleset *set, char *result,
+			     unsigned int maxlen)
+{
+	struct fault_rule_snap r;
+	struct fault_snapshot s;
+	unsigned int sz = 0, i;
+	int op;
+
+	fault_snapshot(fc, &s);
+	DMEMIT("held %u\n", s.held);
+	for (op = 0; op < FAULT_NR_OPS; op++)
+		DMEMIT("op %s bios=%llu bytes=%llu failed=%llu failed_bytes=%llu\n",
+		       fault_op_name(op), s.ops.bios[op], s.ops.bytes[op], s.ops.failed[op],
+		       s.ops.failed_bytes[op]);
+	for (i = 0; set && i < set->nr; i++) {
+		fault_rule_snapshot(set->rules[i], s.skipped, &r);
+		DMEMIT("rule %u action=%s enabled=%d ", set->rules[i]->cfg.id, r.action, r.enabled);
+		DMEMIT("seen=%llu matched=%llu injected=%llu seed=%llu\n", r.seen, r.c.evaluated,
+		       r.c.injected, set->rules[i]->cfg.attr.seed);
+	}
+	if (s.cache) {
+		DMEMIT("cache state=%s", s.cache);
+		for (i = 0; i < FAULT_NR_CACHE_STATS; i++)
+			DMEMIT(" %s=%llu", fault_cache_stat_name(i), s.cache_v[i]);
+		DMEMIT("\n");
+	}
+	if (s.bad) {
+		DMEMIT("bad state=%s partial=%d", s.bad_on ? "on" : "off", s.bad_partial);
+		for (i = 0; i < FAULT_NR_BAD_STATS; i++)
+			DMEMIT(" %s=%llu", fault_bad_stat_name(i), s.bad_v[i]);
+		DMEMIT("\n");
+	}
 }
 
 static void fault_status(struct dm_target *ti, status_type_t type,
@@ -398,7 +472,7 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 	set = rcu_dereference(fc->rules);
 	switch (type) {
 	case STATUSTYPE_INFO:
-		fault_emit_counters(fc, set, false, result, maxlen);
+		fault_emit_info(fc, set, result, maxlen);
 		break;
 	case STATUSTYPE_TABLE:
 		if (fc->compat != FAULT_NATIVE) {
@@ -424,15 +498,17 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 	rcu_read_unlock();
 }
 
-static int fault_msg_stats(struct fault_c *fc, char *result, unsigned int maxlen)
+static int fault_msg_stats(struct fault_c *fc, const struct fault_msg *m, char *result,
+			   unsigned int maxlen)
 {
 	rcu_read_lock();
-	fault_emit_counters(fc, rcu_dereference(fc->rules), true, result, maxlen);
+	fault_emit_stats(fc, rcu_dereference(fc->rules), result, maxlen);
 	rcu_read_unlock();
 	return 1;
 }
 
-static int fault_msg_log(struct fault_c *fc, char *result, unsigned int maxlen)
+static int fault_msg_log(struct fault_c *fc, const struct fault_msg *m, char *result,
+			 unsigned int maxlen)
 {
 	struct fault_log_entry e;
 	unsigned int sz = 0, i, n, head;
@@ -454,7 +530,8 @@ static int fault_msg_log(struct fault_c *fc, char *result, unsigned int maxlen)
 	return 1;
 }
 
-static int fault_msg_list(struct fault_c *fc, char *result, unsigned int maxlen)
+static int fault_msg_list(struct fault_c *fc, const struct fault_msg *m, char *result,
+			  unsigned int maxlen)
 {
 	struct fault_ruleset *set;
 	unsigned int sz = 0, i;
@@ -469,44 +546,58 @@ static int fault_msg_list(struct fault_c *fc, char *result, unsigned int maxlen)
 	return 1;
 }
 
-/*
- * A rule message fault_msg_parse() read, or refused with @error: the
- * warning names the message's words either way.
- */
-static int fault_msg_rule(struct fault_c *fc, const struct fault_msg *m, char *error,
-			  unsigned int argc, char **argv, char *result, unsigned int maxlen)
+/* A rule change the rules refused: the message's words and the reason. */
+static int fault_msg_rule_refused(struct fault_c *fc, const struct fault_msg *m, int r,
+				  const char *error)
+{
+	char id[12];
+
+	snprintf(id, sizeof(id), "%u", m->id);
+	DMWARN("%s: %s '%s': %s", fault_dev_name(fc), fault_msg_name(m->cmd),
+	       m->cmd == FAULT_MSG_RULE_ADD || m->cmd == FAULT_MSG_RULE_REPLACE ? m->rule : id,
+	       error);
+	return r;
+}
+
+static int fault_msg_rule_add(struct fault_c *fc, const struct fault_msg *m, char *result,
+			      unsigned int maxlen)
 {
 	unsigned int id, sz = 0;
-	int r = -EINVAL;
+	char *error;
+	int r;
 
-	if (error) {
-		/* refused by the parser */
-	} else if (m->cmd == FAULT_MSG_RULE_LIST) {
-		return fault_msg_list(fc, result, maxlen);
-	} else if (m->cmd == FAULT_MSG_RULE_ADD) {
-		r = fault_rules_add_text(fc, m->rule, &id, &error);
-		if (!r) {
-			DMEMIT("%u", id);
-			return 1;
-		}
-	} else if (m->cmd == FAULT_MSG_RULE_REPLACE) {
+	r = fault_rules_add_text(fc, m->rule, &id, &error);
+	if (r)
+		return fault_msg_rule_refused(fc, m, r, error);
+	DMEMIT("%u", id);
+	return 1;
+}
+
+/* rule replace, remove, enable and disable */
+static int fault_msg_rule_change(struct fault_c *fc, const struct fault_msg *m, char *result,
+				 unsigned int maxlen)
+{
+	char *error;
+	int r;
+
+	if (m->cmd == FAULT_MSG_RULE_REPLACE)
 		r = fault_rules_replace(fc, m->id, m->rule, &error);
-	} else if (m->cmd == FAULT_MSG_RULE_REMOVE) {
+	else if (m->cmd == FAULT_MSG_RULE_REMOVE)
 		r = fault_rules_remove(fc, m->id, &error);
-	} else {
+	else
 		r = fault_rules_enable(fc, m->id, m->cmd == FAULT_MSG_RULE_ENABLE, &error);
-	}
-	if (r) {
-		DMWARN("%s: rule %s '%s': %s", dm_device_name(dm_table_get_md(fc->ti->table)),
-		       argv[1], argv[argc - 1], error);
-		return r;
-	}
-	/* the replaced set has carried its skipped bios in: status is whole */
-	rcu_barrier();
+	return r ? fault_msg_rule_refused(fc, m, r, error) : 0;
+}
+
+static int fault_msg_release(struct fault_c *fc, const struct fault_msg *m, char *result,
+			     unsigned int maxlen)
+{
+	fault_held_release(fc, m->id);
 	return 0;
 }
 
-static int fault_msg_reset(struct fault_c *fc)
+static int fault_msg_reset(struct fault_c *fc, const struct fault_msg *m, char *result,
+			   unsigned int maxlen)
 {
 	int cpu;
 
@@ -520,14 +611,76 @@ static int fault_msg_reset(struct fault_c *fc)
 }
 
 /*
- * Messages: the words are read by fault_msg_parse() (dm-fault-args.c, also
- * built on the host); here is what they do to the device.
+ * Why fault_msg_parse() refused a message, logged in the words of the
+ * message it was taken for: the one place a malformed message is logged.
+ */
+static int fault_msg_refused(struct fault_c *fc, const struct fault_msg *m, unsigned int argc,
+			     char **argv, const char *error)
+{
+	const char *name = fault_dev_name(fc);
+
+	if (!argc)
+		return -EINVAL;
+	if (m->cmd >= FAULT_MSG_RULE && m->cmd <= FAULT_MSG_RULE_LIST)
+		DMWARN("%s: rule %s '%s': %s", name, argv[1], argv[argc - 1], error);
+	else if (m->cmd == FAULT_MSG_RELEASE)
+		DMWARN("%s: release: invalid rule id '%s'", name, argv[1]);
+	else if (m->cmd == FAULT_MSG_NONE)
+		DMWARN("%s: unrecognised message '%s'", name, argv[0]);
+	else if (!strncmp(error, "takes ", 6))
+		DMWARN("%s: %s %s", name, fault_msg_name(m->cmd), error);
+	else
+		DMWARN("%s: %s: %s", name, fault_msg_name(m->cmd), error);
+	return -EINVAL;
+}
+
+typedef int (*fault_msg_fn)(struct fault_c *fc, const struct fault_msg *m, char *result,
+			    unsigned int maxlen);
+
+/*
+ * What each message does to the device; the words are fault_msg_parse()'s
+ * (dm-fault-args.c, also built on the host).  The commands it only refuses
+ * (FAULT_MSG_NONE, RULE, BAD and CACHE alone) have no handler.
+ */
+static const fault_msg_fn fault_msg_handlers[FAULT_NR_MSGS] = {
+	[FAULT_MSG_RULE_ADD] = fault_msg_rule_add,
+	[FAULT_MSG_RULE_REPLACE] = fault_msg_rule_change,
+	[FAULT_MSG_RULE_REMOVE] = fault_msg_rule_change,
+	[FAULT_MSG_RULE_ENABLE] = fault_msg_rule_change,
+	[FAULT_MSG_RULE_DISABLE] = fault_msg_rule_change,
+	[FAULT_MSG_RULE_LIST] = fault_msg_list,
+	[FAULT_MSG_STATS] = fault_msg_stats,
+	[FAULT_MSG_LOG] = fault_msg_log,
+	[FAULT_MSG_RELEASE] = fault_msg_release,
+	[FAULT_MSG_RESET] = fault_msg_reset,
+	[FAULT_MSG_BAD_ADD] = fault_bad_message,
+	[FAULT_MSG_BAD_REMOVE] = fault_bad_message,
+	[FAULT_MSG_BAD_CLEAR] = fault_bad_message,
+	[FAULT_MSG_BAD_QUERY] = fault_bad_message,
+	[FAULT_MSG_BAD_COUNT] = fault_bad_message,
+	[FAULT_MSG_BAD_LIST] = fault_bad_message,
+	[FAULT_MSG_BAD_ENABLE] = fault_bad_message,
+	[FAULT_MSG_BAD_DISABLE] = fault_bad_message,
+	[FAULT_MSG_BAD_PARTIAL] = fault_bad_message,
+	[FAULT_MSG_CACHE_ON] = fault_cache_message,
+	[FAULT_MSG_CACHE_OFF] = fault_cache_message,
+	[FAULT_MSG_CRASH] = fault_cache_message,
+	[FAULT_MSG_MARK] = fault_cache_message,
+	[FAULT_MSG_RECOVER] = fault_cache_message,
+	[FAULT_MSG_LOST] = fault_cache_message,
+	[FAULT_MSG_RECORD] = fault_cache_message,
+	[FAULT_MSG_RECORD_LIST] = fault_cache_message,
+	[FAULT_MSG_VIEW] = fault_cache_message,
+};
+
+/*
+ * A message: dm-dust's words first on a fault-dust device, then the
+ * parser, which refuses in one place, then the message's handler.
  */
 static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 			 char *result, unsigned int maxlen)
 {
 	struct fault_c *fc = ti->private;
-	const char *name = dm_device_name(dm_table_get_md(ti->table));
 	struct fault_msg m;
 	char *error = NULL;
 	int r;
@@ -538,29 +691,11 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 			return r;
 	}
 	r = fault_msg_parse(&m, argc, argv, &error);
-	if (m.cmd >= FAULT_MSG_BAD && m.cmd < FAULT_MSG_CACHE)
-		return fault_bad_message(fc, &m, r ? error : NULL, result, maxlen);
-	if (m.cmd >= FAULT_MSG_CACHE)
-		return fault_cache_message(fc, &m, r ? error : NULL, result, maxlen);
-	if (m.cmd >= FAULT_MSG_RULE && m.cmd <= FAULT_MSG_RULE_LIST)
-		return fault_msg_rule(fc, &m, r ? error : NULL, argc, argv, result, maxlen);
-	if (r && m.cmd == FAULT_MSG_RELEASE)
-		DMWARN("%s: release: invalid rule id '%s'", name, argv[1]);
-	else if (r && argc)
-		DMWARN("%s: unrecognised message '%s'", name, argv[0]);
 	if (r)
-		return r;
-	switch (m.cmd) {
-	case FAULT_MSG_STATS:
-		return fault_msg_stats(fc, result, maxlen);
-	case FAULT_MSG_LOG:
-		return fault_msg_log(fc, result, maxlen);
-	case FAULT_MSG_RELEASE:
-		fault_held_release(fc, m.id);
-		return 0;
-	default:
-		return fault_msg_reset(fc);
-	}
+		return fault_msg_refused(fc, &m, argc, argv, error);
+	if (WARN_ON_ONCE(!fault_msg_handlers[m.cmd]))
+		return -EINVAL;
+	return fault_msg_handlers[m.cmd](fc, &m, result, maxlen);
 }
 
 static void fault_presuspend(struct dm_target *ti)

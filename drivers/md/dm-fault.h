@@ -13,6 +13,7 @@
 #include <linux/maple_tree.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include "dm-fault-args.h"
@@ -29,17 +30,17 @@ struct fault_rule {
 	unsigned long start_jiffies;
 	atomic64_t skipped;		/* matching bios let through (skip=) */
 	u64 __percpu *seen;		/* bios that reached the rule in the walk */
-	atomic64_t seen_skipped;	/* bios retired sets holding it skipped */
+	u64 skip_base;			/* fault_rules_skipped() when published or reset */
 };
 
 /*
  * An immutable array of rules, replaced as a whole under RCU, with the
  * union of its rules' operations and sector ranges: a bio outside both
- * cannot match any rule, skips the walk and is counted in @skipped.
+ * cannot match any rule, skips the walk and is counted in the device's
+ * skipped counter.
  */
 struct fault_ruleset {
 	struct rcu_head rcu;
-	u64 __percpu *skipped;
 	unsigned int nr;
 	unsigned int opmask;
 	u64 first, last;
@@ -74,12 +75,13 @@ enum fault_compat {
 };
 
 /*
- * dm-fault-bad.c: the bad-block map, a maple tree of sector ranges read
- * under RCU and changed under @lock (the tree's external lock).
+ * dm-fault-bad.c: the bad-block map, a maple tree of sector ranges changed
+ * under @lock (the tree's external lock), read under @rw.
  */
 struct fault_bad {
-	struct maple_tree mt;
+	struct maple_tree *mt;
 	struct mutex lock;		/* the tree's writers */
+	struct rw_semaphore rw;		/* readers; a store takes it for writing */
 	u64 base;			/* key = target sector + base */
 	u64 nr_ranges, nr_sectors;	/* changed under lock */
 	bool enabled;			/* fails bios at all */
@@ -101,6 +103,7 @@ struct fault_c {
 	struct fault_ruleset __rcu *rules;
 	struct mutex lock;		/* serialises rule set updates */
 	unsigned int next_id;
+	u64 __percpu *skipped;		/* bios the sets' bounds ruled out */
 
 	struct fault_op_stats __percpu *stats;
 
@@ -153,7 +156,7 @@ void fault_rule_get(struct fault_rule *rule);
 void fault_rule_put(struct fault_rule *rule);
 bool fault_rule_window_open(const struct fault_rule *rule);
 u64 fault_rule_seen(const struct fault_rule *rule, u64 skipped);
-u64 fault_ruleset_skipped(const struct fault_ruleset *set);
+u64 fault_rules_skipped(struct fault_c *fc);
 int fault_rules_add(struct fault_c *fc, struct fault_rule *rule, unsigned int *id, char **error);
 int fault_rules_add_text(struct fault_c *fc, const char *text, unsigned int *id, char **error);
 int fault_rules_replace(struct fault_c *fc, unsigned int id, const char *text, char **error);
@@ -180,13 +183,13 @@ void fault_bad_destroy(struct fault_c *fc);
 int fault_bad_insert(struct fault_bad *bad, u64 first, u64 last, const struct fault_bad_attr *a,
 		     bool exclusive);
 int fault_bad_erase(struct fault_bad *bad, u64 first, u64 last, bool must_exist);
+int fault_bad_clear(struct fault_bad *bad);
 bool fault_bad_next(struct fault_bad *bad, u64 pos, u64 *first, u64 *last,
 		    struct fault_bad_attr *a);
 blk_status_t fault_bad_map(struct fault_c *fc, struct bio *bio, unsigned int op, sector_t sector);
-void fault_bad_emit(struct fault_c *fc, bool readable, char *result, unsigned int maxlen,
-		    unsigned int *psz);
-int fault_bad_message(struct fault_c *fc, const struct fault_msg *m, const char *error,
-		      char *result, unsigned int maxlen);
+bool fault_bad_snapshot(struct fault_c *fc, bool *enabled, bool *partial, u64 *v);
+int fault_bad_message(struct fault_c *fc, const struct fault_msg *m, char *result,
+		      unsigned int maxlen);
 
 /* dm-fault-dust.c: dm-dust's table, messages and status */
 int fault_dust_ctr(struct dm_target *ti, unsigned int argc, char **argv);
@@ -206,10 +209,9 @@ void fault_cache_destroy(struct fault_c *fc);
 int fault_cache_map(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio,
 		    sector_t sector);
 void fault_cache_postsuspend(struct fault_c *fc);
-int fault_cache_message(struct fault_c *fc, const struct fault_msg *m, char *error,
-			char *result, unsigned int maxlen);
-void fault_cache_emit(struct fault_c *fc, bool readable, char *result, unsigned int maxlen,
-		      unsigned int *psz);
+int fault_cache_message(struct fault_c *fc, const struct fault_msg *m, char *result,
+			unsigned int maxlen);
+const char *fault_cache_snapshot(struct fault_c *fc, u64 *v);
 void fault_cache_table(struct fault_c *fc, char *result, unsigned int maxlen, unsigned int *psz);
 int fault_cache_init(void);
 void fault_cache_exit(void);

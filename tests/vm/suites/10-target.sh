@@ -292,10 +292,10 @@ check "removed rule no longer fires" dmf-pattern write /dev/mapper/ms 0 4096 1
 dmsetup message ms 0 reset
 expect "reset clears the counters" "rule 1 action=error enabled=1 seen=0 matched=0 injected=0" \
 	"$(dmsetup message ms 0 stats | grep '^rule 1' | sed 's/ seed=.*//')"
-expect "status: the stats reply's rule and held counters, as words, no cache" \
+expect "status: the stats reply's rule and held counters, as words, no cache, no bad map" \
 	"$(dmsetup message ms 0 stats | awk '/^rule 1/ {sub("seed=", "", $8); s = $8}
-		/^held/ {h = $2} END {print "1:0:0:0:error:1:" s, h, "-"}')" \
-	"$(dmsetup status ms | awk '{print $(NF - 2), $(NF - 1), $NF}')"
+		/^held/ {h = $2} END {print "1:0:0:0:error:1:" s, h, "-", "-"}')" \
+	"$(dmsetup status ms | awk '{print $(NF - 3), $(NF - 2), $(NF - 1), $NF}')"
 dmsetup remove ms
 
 # --- seen: bios a rule was consulted for, skipped ones included -----------

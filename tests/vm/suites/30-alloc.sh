@@ -675,7 +675,7 @@ sweep remove "$DMSETUP create dmfa-sw --table '$TABLE'" sweep_remove_cleanup -- 
 # the write cache's recording and views: a failed step leaves the state it found
 CTABLE="$TABLE 1 cache"
 cache_state() {
-	$DMSETUP status dmfa-sw | awk '{split($NF, f, ":"); print f[1]}'
+	$DMSETUP status dmfa-sw | awk '{c = 5 + $4; split($(c + $c + 2), f, ":"); print f[1]}'
 }
 sweep_record_cleanup() {
 	local st

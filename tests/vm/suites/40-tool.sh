@@ -48,7 +48,7 @@ check "version" dmfault --version
 check "help" dmfault --help
 for c in $(dmfault --help | awk '/^Commands:/ {on = 1; next} /^$/ {on = 0} on {print $1 "_" $2}'); do
 	c=${c//_/ }
-	case $c in rule* | alloc*) ;; *) c=${c%% *} ;; esac
+	case $c in rule* | alloc* | badblocks*) ;; *) c=${c%% *} ;; esac
 	# shellcheck disable=SC2086
 	check "help of '$c'" dmfault $c --help
 done

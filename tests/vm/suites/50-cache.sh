@@ -46,15 +46,15 @@ direct_sum() {
 
 # cache_field DEV N: the N-th field (1: state) of the status's cache word
 cache_field() {
-	dmsetup status "$1" | awk -v n="$2" '{split($NF, f, ":"); print f[n]}'
+	dmsetup status "$1" | awk -v n="$2" '{c = 5 + $4; split($(c + $c + 2), f, ":"); print f[n]}'
 }
 
 # --- the table and the status ------------------------------------------------
 check "a table with the cache feature" dm_create c "0 $S fault $NB 0 0 1 cache"
 expect "the table prints the feature back" "$NB 0 0 1 cache" \
 	"$(dmsetup table c | cut -d' ' -f4- | sed "s|^[0-9]*:[0-9]*|$NB|")"
-expect "the status's last word is the cache's: on, empty, default limit" \
-	"on:0:0:0:67108864" "$(dmsetup status c | awk '{print $NF}' | cut -d: -f1-5)"
+expect "the status's cache word: on, empty, default limit" \
+	"on:0:0:0:67108864" "$(dmsetup status c | awk '{c = 5 + $4; print $(c + $c + 2)}' | cut -d: -f1-5)"
 expect "the device says it has a write cache" "write back" \
 	"$(cat "/sys/block/$(dmsetup info -c -o blkdevname --noheadings c)/queue/write_cache")"
 

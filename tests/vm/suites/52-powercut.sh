@@ -21,7 +21,7 @@ S=$(dm_size "$NB")
 
 # cache_field DEV N: the N-th field (1: state) of the status's cache word
 cache_field() {
-	dmsetup status "$1" | awk -v n="$2" '{split($NF, f, ":"); print f[n]}'
+	dmsetup status "$1" | awk -v n="$2" '{c = 5 + $4; split($(c + $c + 2), f, ":"); print f[n]}'
 }
 
 # blk DEV N: 4 KiB block N of DEV, read past the page cache, as an md5

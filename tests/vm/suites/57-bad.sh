@@ -197,6 +197,51 @@ expect "cleared" "ranges=0 sectors=0" "$(msg bad count)"
 check "sector 105 reads after the clear" rd b 105 1
 check "remove b" dmsetup remove b
 
+# --- a large map: loaded in batches, a spanning remove, clear, removed full ------------
+# bad_load DEV FIRST N: N one-sector ranges from FIRST, kinds alternating
+# (status=eio, status=medium) so that none merge, 8192 a message
+bad_load() {
+	awk -v a="$2" -v n="$3" 'BEGIN {
+		for (k = 0; k < 2; k++)
+			for (i = k; i < n; i += 2 * 8192) {
+				printf "bad add status=%s", k ? "medium" : "eio"
+				for (j = i; j < n && j < i + 2 * 8192; j += 2)
+					printf " %d", a + j
+				printf "\n"
+			}
+	}' | xargs -L 1 dmsetup message "$1" 0
+}
+NBG=$(nullb_create nbbg 1024 0)
+kmsg_mark
+check "a device for a large map" dm_create g "0 $(dm_size "$NBG") fault $NBG 0"
+check "load 400000 ranges" bad_load g 0 400000
+expect "400000 ranges, none merged" "ranges=400000 sectors=400000" "$(dmsetup message g 0 bad count)"
+fails_with "sector 123456 fails with its kind's status (medium)" "No data available" \
+	dd if=/dev/mapper/g of=/dev/null bs=512 skip=123457 count=1 iflag=direct status=none
+fails_with "sector 123456 (eio)" "Input/output error" \
+	dd if=/dev/mapper/g of=/dev/null bs=512 skip=123456 count=1 iflag=direct status=none
+check "sector 400000 reads" \
+	dd if=/dev/mapper/g of=/dev/null bs=512 skip=400000 count=1 iflag=direct status=none
+check "remove 100000-299999: one store over 200000 ranges" dmsetup message g 0 bad remove 100000-299999
+expect "200000 left" "ranges=200000 sectors=200000" "$(dmsetup message g 0 bad count)"
+check "sector 200000 reads" \
+	dd if=/dev/mapper/g of=/dev/null bs=512 skip=200000 count=1 iflag=direct status=none
+check "bad clear of 200000 ranges" dmsetup message g 0 bad clear
+expect "empty" "ranges=0 sectors=0" "$(dmsetup message g 0 bad count)"
+check "load 300000 again" bad_load g 1000 300000
+check "remove the device with its map full" dmsetup remove g
+check "a fault-dust device" dm_create gd "0 $(dm_size "$NBG") fault-dust $NBG 0 512"
+check "quiet" dmsetup message gd 0 quiet
+check "40000 blocks by the fault target's bad add" bad_load gd 0 40000
+expect "countbadblocks" "countbadblocks: 40000 badblock(s) found" \
+	"$(dmsetup message gd 0 countbadblocks)"
+expect "clearbadblocks" "dust_clear_badblocks: badblocks cleared" \
+	"$(dmsetup message gd 0 clearbadblocks)"
+check "40000 again" bad_load gd 0 40000
+check "remove the dust device with its map full" dmsetup remove gd
+expect "no kernel problem reported" "" "$(kernel_reports)"
+nullb_destroy nbbg
+
 # --- fault-dust: dm-dust's interface ------------------------------------------------
 check "fault-dust device" dm_create d "0 $S fault-dust $NB 0 512"
 NBDEV=$(lsblk -dno MAJ:MIN "$NB" | tr -d ' ')
