@@ -72,7 +72,40 @@ CONFIGS=(
 	"fault-flakey|fault-flakey @DEV@ 0 1 0|"
 	"fault-delay|fault-delay @DEV@ 0 0|"
 	"fault-cache|fault @DEV@ 0 0 2 cache limit=256m|size=64m"
+	"fault-bad1k|fault @DEV@ 0|"
+	"fault-bad1m|fault @DEV@ 0|"
 )
+
+# bytes of the kernel's maple tree nodes (the bad-block map's memory)
+maple_bytes() {
+	awk '$1 == "maple_node" {print $3 * $4}' /proc/slabinfo
+}
+
+# bad_load DMDEV SECTORS N: N one-sector bad ranges in the upper half of a
+# device, the kinds alternating (status=eio, status=medium) so that none
+# merge, 8192 ranges a message; a note gives the map's memory (the load
+# time is the tool's to measure: guest time under -icount includes the 9p
+# waits of every program started)
+bad_load() {
+	local dm=$1 s=$2 n=$3 m0 m1
+
+	((n > s / 2)) && n=$((s / 2))
+	m0=$(maple_bytes)
+	awk -v a=$((s / 2)) -v n="$n" 'BEGIN {
+		for (k = 0; k < 2; k++)
+			for (i = k; i < n; i += 2 * 8192) {
+				printf "bad add status=%s", k ? "medium" : "eio"
+				for (j = i; j < n && j < i + 2 * 8192; j += 2)
+					printf " %d", a + j
+				printf "\n"
+			}
+	}' | xargs -L 1 dmsetup message "$dm" 0 ||
+		{ note "$dm: bad add failed"; return 1; }
+	m1=$(maple_bytes)
+	[[ $(dmsetup message "$dm" 0 bad count) == "ranges=$n sectors=$n" ]] ||
+		{ note "$dm: bad count: $(dmsetup message "$dm" 0 bad count), want $n"; return 1; }
+	note "$dm: $n bad ranges, maple tree nodes +$((m1 - m0)) bytes: $(((m1 - m0) / n)) bytes a range"
+}
 
 emit() {	# key value key value ... (values that look numeric stay numbers)
 	local args=() k v
@@ -158,7 +191,14 @@ for d in "${DEVICES[@]}"; do
 		if ! err=$(dmsetup create "$(dmdev "$name" "$d")" --table "0 $S $t" 2>&1); then
 			note "cannot create $name on $d: $err"
 			unset "cfg_ok[$name]"
+			continue
 		fi
+		case $name in
+		fault-bad1k) n=1000 ;;
+		fault-bad1m) n=$((smoke ? 20000 : 1000000)) ;;
+		*) continue ;;
+		esac
+		bad_load "$(dmdev "$name" "$d")" "$S" "$n" || unset "cfg_ok[$name]"
 	done
 done
 emit kind setup kernel "$KVER" engine "$ENGINE" rounds "$ROUNDS" smoke "$smoke" \

@@ -37,6 +37,8 @@ TARGETS = {
     "fault-flakey": [("flakey", None)],
     "fault-delay": [("flakey", None)],
     "fault-cache": [("of", ("fault", {"randwrite": 0.8, "randread": 0.9}))],
+    "fault-bad1k": [("of", ("fault", {"randwrite": 0.97, "randread": 0.97}))],
+    "fault-bad1m": [("of", ("fault", {"randwrite": 0.97, "randread": 0.97}))],
 }
 # The targets are judged on the CPU-bound device; on the virtio disk the
 # host's I/O timing enters the guest's clock, so those rows are shown only.
@@ -54,6 +56,8 @@ DESCR = {
     "fault-flakey": "dm-fault's flakey syntax, up 1 down 0",
     "fault-delay": "dm-fault's delay syntax, 0 ms",
     "fault-cache": "dm-fault, write cache on (64m region; reads all cached)",
+    "fault-bad1k": "dm-fault, 1000 bad ranges fio does not touch",
+    "fault-bad1m": "dm-fault, 1000000 bad ranges fio does not touch",
 }
 
 # The fields the report uses, per kind of record ("?": optional).
@@ -187,7 +191,7 @@ def judge(row, rows):
             if not base or "ratio" not in base[-1] or times is None:
                 continue
             want = times * base[-1]["ratio"]
-            label = ">= %.1fx %s %.3f" % (times, base[-1]["config"], want)
+            label = ">= %.2fx %s %.3f" % (times, base[-1]["config"], want)
         elif kind == "flakey":
             if not flakey or "ratio" not in flakey[-1]:
                 continue
