@@ -65,10 +65,13 @@ config DM_FAULT_ALLOC_HOOKS
 EOF
 )"
 
-add_once "$k/drivers/md/Makefile" "dm-fault-target.o" "" "$(cat <<'EOF'
-
-dm-fault-y	+= dm-fault-target.o dm-fault-rules.o dm-fault-parse.o \
-		   dm-fault-actions.o dm-fault-compat.o dm-fault-args.o dm-fault-cache.o
+# the target's objects as Kbuild lists them, dm-fault.o as dm-fault-target.o
+objs=$(sed -n '/^dm-fault-y/,/^$/p' "$top/Kbuild" | grep -o 'drivers/md/[a-z-]*\.o' |
+	sed 's|drivers/md/||; s|^dm-fault\.o$|dm-fault-target.o|' | paste -sd' ')
+[ -n "$objs" ] || { echo "in-tree: no dm-fault objects in Kbuild" >&2; exit 1; }
+add_once "$k/drivers/md/Makefile" "dm-fault-target.o" "" "
+dm-fault-y	+= $objs
+$(cat <<'EOF'
 obj-$(CONFIG_DM_FAULT)		+= dm-fault.o
 CFLAGS_dm-fault-target.o	+= -I$(src)
 ccflags-y			+= -DFAULT_FLAKEY_V2=$(shell [ $(VERSION) -gt 6 ] || \
