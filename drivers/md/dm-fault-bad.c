@@ -12,11 +12,18 @@
  * range or count down its wr_fail) take the map's mutex, which the tree
  * knows as its external lock: the tree allocates nodes with it held, so
  * no change is split by a dropped lock.  The I/O path reads the tree
- * under the read side of a rw semaphore that a change takes for writing
- * only around the store itself.  The tree is not in RCU mode: its
- * RCU-deferred freeing of replaced subtrees (mt_free_walk()) oopses on
- * 6.1 and 6.12 with large maps, and a store under the write side frees
- * what it replaces at once, with no reader inside.
+ * under the read side of a per-CPU rw semaphore, which costs a reader no
+ * write to a shared cache line; a change takes it for writing only around
+ * the store itself.  The tree is not in RCU mode: its RCU-deferred
+ * freeing of replaced subtrees (mt_free_walk()) oopses on 6.1 and 6.12
+ * with large maps, and a store under the write side frees what it
+ * replaces at once, with no reader inside.
+ *
+ * In front of the tree, a summary of the target in chunks of 2^chunk_shift
+ * sectors has a bit set for each chunk that a range may touch: set before
+ * a range is stored, cleared when a removal leaves the chunk with no range.
+ * A bio whose chunks have no bit set misses the map with no lock taken and
+ * no walk, whatever the size of the map elsewhere.
  *
  * Ranges with equal kinds that touch or overlap are kept as one; a range
  * with writes left to fail is kept apart, since its count is its own.
@@ -30,6 +37,9 @@
 #define DM_MSG_PREFIX "fault"
 
 #define FAULT_BAD_MT_FLAGS	MT_FLAGS_LOCK_EXTERN
+
+/* at most this many chunks in the summary: 32 KiB of bits */
+#define FAULT_BAD_SUMMARY_BITS	BIT(18)
 
 /* a list reply: at most this many ranges, each line shorter than this */
 #define FAULT_BAD_LIST_MAX	1024
@@ -91,10 +101,80 @@ static struct maple_tree *fault_bad_tree(struct fault_bad *bad)
 static bool fault_bad_read_lock(struct fault_bad *bad, bool nowait)
 {
 	if (!nowait)
-		down_read(&bad->rw);
-	else if (!down_read_trylock(&bad->rw))
+		percpu_down_read(&bad->rw);
+	else if (!percpu_down_read_trylock(&bad->rw))
 		return false;
 	return true;
+}
+
+/* The smallest chunk, of at least 4 KiB, that covers @len sectors in the summary's bits. */
+static unsigned int fault_bad_chunk_shift(u64 len)
+{
+	unsigned int shift = 3;
+
+	while ((len - 1) >> shift >= FAULT_BAD_SUMMARY_BITS)
+		shift++;
+	return shift;
+}
+
+/*
+ * The summary's chunks that keys [@first, @last] touch, @c0 to @c1; false
+ * when the keys lie outside the target (a fault-dust block no bio reaches).
+ */
+static bool fault_bad_chunks(const struct fault_bad *bad, u64 first, u64 last,
+			     unsigned long *c0, unsigned long *c1)
+{
+	if (last < bad->base || first >= bad->base + bad->len)
+		return false;
+	*c0 = (max(first, bad->base) - bad->base) >> bad->chunk_shift;
+	*c1 = min(last - bad->base, bad->len - 1) >> bad->chunk_shift;
+	return true;
+}
+
+/* A range is about to be stored at keys [@first, @last].  Caller: bad->lock. */
+static void fault_bad_summary_mark(struct fault_bad *bad, u64 first, u64 last)
+{
+	unsigned long c0, c1;
+
+	if (fault_bad_chunks(bad, first, last, &c0, &c1))
+		bitmap_set(bad->summary, c0, c1 - c0 + 1);
+}
+
+/*
+ * Keys [@first, @last] were made good: clear the chunks they cover whole,
+ * and the chunks at either end if no range is left in them.  Caller:
+ * bad->lock.
+ */
+static void fault_bad_summary_trim(struct fault_bad *bad, u64 first, u64 last)
+{
+	unsigned long c0, c1, c;
+	u64 k0, k1;
+
+	if (!fault_bad_chunks(bad, first, last, &c0, &c1))
+		return;
+	for (c = c0; c <= c1; c++) {
+		k0 = bad->base + ((u64)c << bad->chunk_shift);
+		k1 = min(k0 + BIT_ULL(bad->chunk_shift), bad->base + bad->len) - 1;
+		if (k0 < first || k1 > last) {
+			MA_STATE(mas, fault_bad_tree(bad), k0, k0);
+
+			if (mas_find(&mas, k1))
+				continue;
+		}
+		__clear_bit(c, bad->summary);
+	}
+}
+
+/* Might a range touch target sectors [@first, @last]? */
+static bool fault_bad_summary_test(const struct fault_bad *bad, sector_t first, sector_t last)
+{
+	unsigned long c = first >> bad->chunk_shift;
+
+	do {
+		if (test_bit(c, bad->summary))
+			return true;
+	} while (++c <= last >> bad->chunk_shift);
+	return false;
 }
 
 /**
@@ -115,24 +195,35 @@ int fault_bad_create(struct fault_c *fc, u64 base, bool enabled)
 	bad = kzalloc(sizeof(*bad), GFP_KERNEL);
 	if (!bad)
 		return -ENOMEM;
-	bad->stats = alloc_percpu(struct fault_bad_stats);
-	if (!bad->stats) {
-		kfree(bad);
-		return -ENOMEM;
-	}
 	mutex_init(&bad->lock);
-	init_rwsem(&bad->rw);
-	bad->mt = fault_bad_tree_alloc(bad);
-	if (!bad->mt) {
-		free_percpu(bad->stats);
-		kfree(bad);
-		return -ENOMEM;
-	}
 	bad->base = base;
+	bad->len = fc->ti->len;
+	bad->chunk_shift = fault_bad_chunk_shift(bad->len);
 	bad->enabled = enabled;
+	bad->stats = alloc_percpu(struct fault_bad_stats);
+	if (!bad->stats)
+		goto free;
+	if (percpu_init_rwsem(&bad->rw))
+		goto free_stats;
+	bad->summary = bitmap_zalloc(((bad->len - 1) >> bad->chunk_shift) + 1, GFP_KERNEL);
+	if (!bad->summary)
+		goto free_rw;
+	bad->mt = fault_bad_tree_alloc(bad);
+	if (!bad->mt)
+		goto free_summary;
 	/* pairs with the READ_ONCE() of map: the map is whole when seen */
 	smp_store_release(&fc->bad, bad);
 	return 0;
+
+free_summary:
+	bitmap_free(bad->summary);
+free_rw:
+	percpu_free_rwsem(&bad->rw);
+free_stats:
+	free_percpu(bad->stats);
+free:
+	kfree(bad);
+	return -ENOMEM;
 }
 
 void fault_bad_destroy(struct fault_c *fc)
@@ -145,6 +236,8 @@ void fault_bad_destroy(struct fault_c *fc)
 	mutex_lock(&bad->lock);
 	fault_bad_tree_free(fault_bad_tree(bad));
 	mutex_unlock(&bad->lock);
+	bitmap_free(bad->summary);
+	percpu_free_rwsem(&bad->rw);
 	free_percpu(bad->stats);
 	kfree(bad);
 	fc->bad = NULL;
@@ -167,9 +260,10 @@ int fault_bad_clear(struct fault_bad *bad)
 		return -ENOMEM;
 	mutex_lock(&bad->lock);
 	old = fault_bad_tree(bad);
-	down_write(&bad->rw);
+	percpu_down_write(&bad->rw);
 	bad->mt = mt;
-	up_write(&bad->rw);
+	percpu_up_write(&bad->rw);
+	bitmap_zero(bad->summary, ((bad->len - 1) >> bad->chunk_shift) + 1);
 	bad->nr_ranges = 0;
 	bad->nr_sectors = 0;
 	fault_bad_tree_free(old);
@@ -191,6 +285,12 @@ static int fault_bad_store(struct fault_bad *bad, unsigned long first, unsigned 
 	void *e;
 	int r;
 
+	/*
+	 * The per-CPU semaphore has no trylock for its writers: a bio that may
+	 * not wait makes no change.
+	 */
+	if (gfp == GFP_NOWAIT)
+		return -EAGAIN;
 	if (entry) {
 		fault_bad_attr_of(entry, &a);
 		if (!a.wr_fail && first) {
@@ -213,16 +313,15 @@ static int fault_bad_store(struct fault_bad *bad, unsigned long first, unsigned 
 	}
 	mas_set_range(&mas, first, last);
 	/* the store frees what it replaces: no reader may be in the tree */
-	if (gfp == GFP_NOWAIT) {
-		if (!down_write_trylock(&bad->rw))
-			return -EAGAIN;
-	} else {
-		down_write(&bad->rw);
-	}
+	if (entry)
+		fault_bad_summary_mark(bad, first, last);
+	percpu_down_write(&bad->rw);
 	r = mas_store_gfp(&mas, entry, gfp);
-	up_write(&bad->rw);
+	percpu_up_write(&bad->rw);
 	if (r)
 		return r;
+	if (!entry)
+		fault_bad_summary_trim(bad, first, last);
 	bad->nr_ranges += ranges;
 	bad->nr_sectors += sectors;
 	return 0;
@@ -299,7 +398,7 @@ bool fault_bad_next(struct fault_bad *bad, u64 pos, u64 *first, u64 *last,
 		}
 	}
 	rcu_read_unlock();
-	up_read(&bad->rw);
+	percpu_up_read(&bad->rw);
 	return e;
 }
 
@@ -391,8 +490,9 @@ next:
  * @sector: its first sector, relative to the target
  *
  * Called from map before the rules and the cache: a medium error is the
- * first thing a bio meets.  A read or a write that touches no range costs
- * one lookup under RCU.
+ * first thing a bio meets.  A read or a write in chunks that no range
+ * touches costs a test of the summary's bits; one in a chunk with ranges,
+ * a walk of the tree under the read side of its semaphore.
  *
  * Return: BLK_STS_OK to let the bio go on, or the status to fail it with.
  */
@@ -407,10 +507,11 @@ blk_status_t fault_bad_map(struct fault_c *fc, struct bio *bio, unsigned int op,
 
 	if (!nr || !READ_ONCE(bad->enabled) || op == FAULT_OP_OTHER)
 		return BLK_STS_OK;
+	this_cpu_inc(bad->stats->lookups);
+	if (!fault_bad_summary_test(bad, sector, sector + nr - 1))
+		return BLK_STS_OK;
 	key = sector + bad->base;
 	end = key + nr - 1;
-	this_cpu_inc(bad->stats->lookups);
-
 	if (!fault_bad_read_lock(bad, (bio->bi_opf & REQ_NOWAIT) != 0))
 		return BLK_STS_AGAIN;
 	rcu_read_lock();
@@ -431,7 +532,7 @@ blk_status_t fault_bad_map(struct fault_c *fc, struct bio *bio, unsigned int op,
 		}
 	}
 	rcu_read_unlock();
-	up_read(&bad->rw);
+	percpu_up_read(&bad->rw);
 	if (!e)
 		return BLK_STS_OK;
 	this_cpu_inc(bad->stats->hits);

@@ -13,7 +13,7 @@
 #include <linux/maple_tree.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
-#include <linux/rwsem.h>
+#include <linux/percpu-rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include "dm-fault-args.h"
@@ -76,13 +76,17 @@ enum fault_compat {
 
 /*
  * dm-fault-bad.c: the bad-block map, a maple tree of sector ranges changed
- * under @lock (the tree's external lock), read under @rw.
+ * under @lock (the tree's external lock), read under @rw, with a summary
+ * of the chunks of the target that a range may touch.
  */
 struct fault_bad {
 	struct maple_tree *mt;
 	struct mutex lock;		/* the tree's writers */
-	struct rw_semaphore rw;		/* readers; a store takes it for writing */
+	struct percpu_rw_semaphore rw;	/* readers; a store takes it for writing */
+	unsigned long *summary;		/* a bit a chunk: a range may touch it */
+	unsigned int chunk_shift;	/* log2 of a chunk's sectors */
 	u64 base;			/* key = target sector + base */
+	u64 len;			/* the target's sectors: keys base..base+len-1 */
 	u64 nr_ranges, nr_sectors;	/* changed under lock */
 	bool enabled;			/* fails bios at all */
 	bool partial;			/* completes the good blocks before a bad one */

@@ -242,6 +242,50 @@ check "remove the dust device with its map full" dmsetup remove gd
 expect "no kernel problem reported" "" "$(kernel_reports)"
 nullb_destroy nbbg
 
+# --- the summary in front of the tree: chunks of 32 sectors on a 4 GiB disk ---------------
+# rdg DEV SECTOR: read one sector of DEV directly; dd's error or nothing
+rdg() {
+	dd if="/dev/mapper/$1" of=/dev/null bs=512 skip="$2" count=1 iflag=direct status=none 2>&1
+}
+NBS=$(nullb_create nbbs 4096 0)
+check "a fault device on a 4 GiB disk" dm_create s "0 $(dm_size "$NBS") fault $NBS 0"
+check "add 1000 and 1010, one chunk (992-1023), two ranges" dmsetup message s 0 bad add 1000 1010
+check "remove 1000" dmsetup message s 0 bad remove 1000
+check "sector 1000 reads" rdg s 1000
+fails_with "sector 1010, in the same chunk, still fails" "No data available" rdg s 1010
+check "remove 1010" dmsetup message s 0 bad remove 1010
+check "sector 1010 reads" rdg s 1010
+check "add 2000-2199 (chunks 62-68)" dmsetup message s 0 bad add 2000-2199
+check "remove 2010-2189: the chunks between lose their bits" \
+	dmsetup message s 0 bad remove 2010-2189
+fails_with "sector 2005 still fails" "No data available" rdg s 2005
+fails_with "sector 2195 still fails" "No data available" rdg s 2195
+check "sector 2100 reads" rdg s 2100
+check "add 3000 and 3005, heal" dmsetup message s 0 bad add 3000 3005
+check "a write heals 3000" dd if=$T/data of=/dev/mapper/s bs=512 seek=3000 count=1 \
+	oflag=direct conv=notrunc status=none
+check "sector 3000 reads" rdg s 3000
+fails_with "sector 3005, in the same chunk, still fails" "No data available" rdg s 3005
+check "bad clear" dmsetup message s 0 bad clear
+check "sector 3005 reads after the clear" rdg s 3005
+check "add 4000 after the clear" dmsetup message s 0 bad add 4000
+fails_with "sector 4000 fails" "No data available" rdg s 4000
+check "remove it" dmsetup remove s
+check "fault-dust at offset 2048, 512-byte blocks" \
+	dm_create sd "0 $(($(dm_size "$NBS") - 2048)) fault-dust $NBS 2048 512"
+check "enable" dmsetup message sd 0 enable
+check "addbadblock 10: before the target's start, no bio reaches it" \
+	dmsetup message sd 0 addbadblock 10
+check "addbadblock 2100: target sector 52" dmsetup message sd 0 addbadblock 2100
+check "target sector 0 reads" rdg sd 0
+fails_with "target sector 52 fails with EIO" "Input/output error" rdg sd 52
+check "removebadblock 2100" dmsetup message sd 0 removebadblock 2100
+check "target sector 52 reads" rdg sd 52
+expect "block 10 is still listed" "dust_query_block: block 10 found in badblocklist" \
+	"$(dmsetup message sd 0 queryblock 10)"
+check "remove the dust device" dmsetup remove sd
+nullb_destroy nbbs
+
 # --- fault-dust: dm-dust's interface ------------------------------------------------
 check "fault-dust device" dm_create d "0 $S fault-dust $NB 0 512"
 NBDEV=$(lsblk -dno MAJ:MIN "$NB" | tr -d ' ')
