@@ -74,6 +74,7 @@ CONFIGS=(
 	"fault-cache|fault @DEV@ 0 0 2 cache limit=256m|size=64m"
 	"fault-bad1k|fault @DEV@ 0|"
 	"fault-bad1m|fault @DEV@ 0|"
+	"fault-bad1m-mixed|fault @DEV@ 0|ba=8k"
 )
 
 # bytes of the kernel's maple tree nodes (the bad-block map's memory)
@@ -81,22 +82,21 @@ maple_bytes() {
 	awk '$1 == "maple_node" {print $3 * $4}' /proc/slabinfo
 }
 
-# bad_load DMDEV SECTORS N: N one-sector bad ranges in the upper half of a
-# device, the kinds alternating (status=eio, status=medium) so that none
-# merge, 8192 ranges a message; a note gives the map's memory (the load
-# time is the tool's to measure: guest time under -icount includes the 9p
-# waits of every program started)
+# bad_load DMDEV FIRST STRIDE N: N one-sector bad ranges, one every STRIDE
+# sectors from sector FIRST, the kinds alternating (status=eio,
+# status=medium) so that none merge, 8192 ranges a message; a note gives
+# the map's memory (the load time is the tool's to measure: guest time
+# under -icount includes the 9p waits of every program started)
 bad_load() {
-	local dm=$1 s=$2 n=$3 m0 m1
+	local dm=$1 a=$2 stride=$3 n=$4 m0 m1
 
-	((n > s / 2)) && n=$((s / 2))
 	m0=$(maple_bytes)
-	awk -v a=$((s / 2)) -v n="$n" 'BEGIN {
+	awk -v a="$a" -v st="$stride" -v n="$n" 'BEGIN {
 		for (k = 0; k < 2; k++)
 			for (i = k; i < n; i += 2 * 8192) {
 				printf "bad add status=%s", k ? "medium" : "eio"
 				for (j = i; j < n && j < i + 2 * 8192; j += 2)
-					printf " %d", a + j
+					printf " %d", a + j * st
 				printf "\n"
 			}
 	}' | xargs -L 1 dmsetup message "$dm" 0 ||
@@ -131,7 +131,7 @@ die() {
 # ---- setup ---------------------------------------------------------------------
 
 dmesg -n 1 2>/dev/null
-modprobe null_blk nr_devices=1 queue_mode=2 gb=1 bs=4096 memory_backed=0 \
+modprobe null_blk nr_devices=1 queue_mode=2 gb=16 bs=4096 memory_backed=0 \
 	irqmode=0 submit_queues=1 hw_queue_depth=128 || die "modprobe null_blk failed"
 modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay || die "modprobe dm-flakey/dm-delay failed"
 if [[ -n $moddir ]]; then	# another build of the target, e.g. a proposed fix
@@ -193,12 +193,17 @@ for d in "${DEVICES[@]}"; do
 			unset "cfg_ok[$name]"
 			continue
 		fi
+		# bad1k, bad1m: ranges in the upper half, where fio (size=50%)
+		# does not go; bad1m-mixed: one in each odd 4 KiB block of the
+		# lower half, between the even blocks fio reads (ba=8k)
+		n=$((smoke ? 20000 : 1000000))
 		case $name in
-		fault-bad1k) n=1000 ;;
-		fault-bad1m) n=$((smoke ? 20000 : 1000000)) ;;
+		fault-bad1k) bad_load "$(dmdev "$name" "$d")" $((S / 2)) 1 1000 ;;
+		fault-bad1m) bad_load "$(dmdev "$name" "$d")" $((S / 2)) 1 $((n > S / 2 ? S / 2 : n)) ;;
+		fault-bad1m-mixed)
+			bad_load "$(dmdev "$name" "$d")" 8 16 $((n > S / 32 ? S / 32 : n)) ;;
 		*) continue ;;
-		esac
-		bad_load "$(dmdev "$name" "$d")" "$S" "$n" || unset "cfg_ok[$name]"
+		esac || unset "cfg_ok[$name]"
 	done
 done
 emit kind setup kernel "$KVER" engine "$ENGINE" rounds "$ROUNDS" smoke "$smoke" \

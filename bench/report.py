@@ -39,6 +39,7 @@ TARGETS = {
     "fault-cache": [("of", ("fault", {"randwrite": 0.8, "randread": 0.9}))],
     "fault-bad1k": [("of", ("fault", {"randwrite": 0.97, "randread": 0.97}))],
     "fault-bad1m": [("of", ("fault", {"randwrite": 0.97, "randread": 0.97}))],
+    "fault-bad1m-mixed": [("of", ("fault", {"randwrite": 0.97, "randread": 0.97}))],
 }
 # The targets are judged on the CPU-bound device; on the virtio disk the
 # host's I/O timing enters the guest's clock, so those rows are shown only.
@@ -58,6 +59,7 @@ DESCR = {
     "fault-cache": "dm-fault, write cache on (64m region; reads all cached)",
     "fault-bad1k": "dm-fault, 1000 bad ranges fio does not touch",
     "fault-bad1m": "dm-fault, 1000000 bad ranges fio does not touch",
+    "fault-bad1m-mixed": "dm-fault, 1000000 bad ranges between the blocks fio uses",
 }
 
 # The fields the report uses, per kind of record ("?": optional).
