@@ -229,6 +229,7 @@ jobfile() {
 		size=50%
 		number_ios=$ios
 		randrepeat=1
+		norandommap=1
 		stonewall=1
 	EOF
 	for ((i = 0; i < n; i++)); do
@@ -283,6 +284,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
 			fi
 			dir='read'
 			[[ $wl == *write ]] && dir='write'
+			# fio writes its warnings into the output file, before the JSON
+			sed -i -n '/^{/,$p' /tmp/bench.json
+			jq -e . /tmp/bench.json >/dev/null 2>&1 ||
+				note "fio's output on $d $wl round $round is not JSON: $(head -c 200 /tmp/bench.json)"
 			jq -c --arg dir "$dir" '.jobs[] | {name: .jobname, iops: .[$dir].iops,
 				ios: .[$dir].total_ios, runtime_ms: .[$dir].runtime,
 				lat_ns: .[$dir].lat_ns.mean, error: .error,
