@@ -347,29 +347,13 @@ void dmf_attr_reset(struct dmf_attr *a)
 }
 EXPORT_SYMBOL_GPL(dmf_attr_reset);
 
-/* Copy the configuration (not the state or counters) and reset. */
-void dmf_attr_copy_config(struct dmf_attr *dst, const struct dmf_attr *src)
-{
-	dst->prob = src->prob;
-	dst->interval = src->interval;
-	dst->times = src->times;
-	dst->space = src->space;
-	dst->seed = src->seed;
-	dst->flags = src->flags;
-	dst->verbose = src->verbose;
-	dst->stack = src->stack;
-	dmf_attr_reset(dst);
-}
-EXPORT_SYMBOL_GPL(dmf_attr_copy_config);
-
-int dmf_attr_set_seed(struct dmf_attr *a, u64 seed)
+static int dmf_attr_set_seed(struct dmf_attr *a, u64 seed)
 {
 	a->seed = seed;
 	a->flags |= DMF_SEED_SET;
 	atomic64_set(&a->draws, 0);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(dmf_attr_set_seed);
 
 void dmf_attr_counters(const struct dmf_attr *a, struct dmf_counters *sum)
 {

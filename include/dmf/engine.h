@@ -102,7 +102,6 @@ struct dmf_attr {
 int dmf_attr_init(struct dmf_attr *a, const char *name);
 void dmf_attr_destroy(struct dmf_attr *a);
 void dmf_attr_reset(struct dmf_attr *a);
-void dmf_attr_copy_config(struct dmf_attr *dst, const struct dmf_attr *src);
 
 bool dmf_should_fail_ctx(struct dmf_attr *a, u64 size, void *ctx);
 bool dmf_stack_allows(struct dmf_attr *a, void *ctx);
@@ -127,7 +126,6 @@ static inline bool dmf_prob_is_zero(const struct dmf_prob *p)
 	return !READ_ONCE(p->thresh);
 }
 
-int dmf_attr_set_seed(struct dmf_attr *a, u64 seed);
 int dmf_attr_parse_kv(struct dmf_attr *a, const char *key, const char *val);
 int dmf_attr_parse_legacy(struct dmf_attr *a, const char *str);
 int dmf_attr_parse_kernel_interval(struct dmf_attr *a, const char *val);

@@ -28,7 +28,7 @@
 
 #define FZ_MAX_INPUT	4096
 
-static struct dmf_attr fz_attr, fz_pristine, fz_back;
+static struct dmf_attr fz_attr, fz_back;
 static char fz_why[256];
 
 static void __noreturn __printf(2, 3) fz_fail(const char *input, const char *fmt, ...)
@@ -51,18 +51,19 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	shim_quiet = true;
-	if (dmf_attr_init(&fz_pristine, "fuzz") || dmf_attr_init(&fz_attr, "fuzz") ||
-	    dmf_attr_init(&fz_back, "fuzz-back"))
+	if (dmf_attr_init(&fz_attr, "fuzz") || dmf_attr_init(&fz_back, "fuzz-back"))
 		abort();
-	dmf_attr_set_seed(&fz_pristine, 1);
 	return 0;
 }
 
 /* Start from the default configuration: fresh state, known seed. */
 static void fz_fresh(struct dmf_attr *a)
 {
-	dmf_attr_copy_config(a, &fz_pristine);
-	dmf_attr_clear_counters(a);
+	const char *name = a->name;
+
+	dmf_attr_destroy(a);
+	if (dmf_attr_init(a, name) || dmf_attr_parse_kv(a, "seed", "1"))
+		abort();
 }
 
 static void fz_prob(const char *s)

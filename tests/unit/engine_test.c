@@ -533,48 +533,6 @@ static void test_attr_init_enomem(void)
 	dmf_attr_destroy(&a);
 }
 
-static void test_attr_copy_config(void)
-{
-	struct dmf_attr src, dst;
-	bool s, d;
-	int i;
-
-	shim_quiet = true;
-	if (!attr_new(&src, "src", "p=1/3,interval=2,times=100,space=50,verbose=1,seed=99") ||
-	    !attr_new(&dst, "dst", "")) {
-		shim_quiet = false;
-		return;
-	}
-	src.stack.depth = 0;
-	run_calls(&src, 1000, 1);
-	run_calls(&dst, 10, 1);
-	dmf_attr_copy_config(&dst, &src);
-	dmf_attr_reset(&src);
-	KTAP_EXPECT(dst.prob.num == 1 && dst.prob.den == 3);
-	KTAP_EXPECT_U64_EQ(dst.interval, 2);
-	KTAP_EXPECT_INT_EQ(dst.times, 100);
-	KTAP_EXPECT_INT_EQ(dst.space, 50);
-	KTAP_EXPECT_INT_EQ(dst.verbose, 1);
-	KTAP_EXPECT_U64_EQ(dst.seed, 99);
-	KTAP_EXPECT_INT_EQ(dst.flags, src.flags);
-	KTAP_EXPECT_STR_EQ(dst.name, "dst");
-	KTAP_EXPECT_INT_EQ(atomic64_read(&dst.times_left), 100);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&dst.space_left), 50);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&dst.draws), 0);
-	counters_are(&dst, 10, 0, 0);		/* counters are not configuration */
-	src.verbose = 0;
-	dst.verbose = 0;
-	for (i = 0; i < 5000; i++) {
-		s = dmf_should_fail(&src, 1);
-		d = dmf_should_fail(&dst, 1);
-		if (!ktap_check(s == d, "copy diverges at call %d", i))
-			break;
-	}
-	dmf_attr_destroy(&src);
-	dmf_attr_destroy(&dst);
-	shim_quiet = false;
-}
-
 /* dmf_attr_parse_kv() */
 
 struct kv_case {
@@ -592,7 +550,6 @@ static void kv_cases(const struct kv_case *t, size_t n)
 	for (i = 0; i < n; i++) {
 		if (!attr_new(&a, "kv", "p=1/3,interval=3,times=9,space=100,seed=5"))
 			return;
-		dmf_attr_set_seed(&a, 5);
 		run_calls(&a, 7, 1);
 		dmf_ref_snap(&a, &before);
 		r = dmf_attr_parse_kv(&a, t[i].key, t[i].val);
@@ -709,7 +666,6 @@ static void test_parse_legacy_good(void)
 		a.stack.depth = 5;
 		a.stack.require[0].start = 1;
 		a.stack.require[0].end = 2;
-		dmf_attr_set_seed(&a, 77);
 		a.verbose = 0;
 		run_calls(&a, 20, 1);
 		KTAP_EXPECT_INT_EQ(dmf_attr_parse_legacy(&a, t[i].in), 0);
@@ -879,7 +835,7 @@ static void test_reproducible(void)
 {
 	static u8 x[REPRO_CALLS], y[REPRO_CALLS];
 	struct dmf_attr a, b;
-	char cfg[128];
+	char cfg[128], num[24];
 	size_t i;
 	u64 seed;
 
@@ -901,13 +857,15 @@ static void test_reproducible(void)
 		dmf_attr_reset(&a);
 		record(&a, y, 1000, 7);
 		dmf_attr_reset(&a);
-		dmf_attr_set_seed(&a, seed);
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)seed);
+		KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "seed", num), 0);
 		record(&a, y, REPRO_CALLS, 7);
-		ktap_check(!memcmp(x, y, sizeof(x)), "%s: set_seed does not replay", cfg);
+		ktap_check(!memcmp(x, y, sizeof(x)), "%s: seed= again does not replay", cfg);
 
 		/* another seed, other faults */
 		dmf_attr_reset(&b);
-		dmf_attr_set_seed(&b, seed + 1);
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)seed + 1);
+		KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&b, "seed", num), 0);
 		record(&b, y, REPRO_CALLS, 7);
 		ktap_check(memcmp(x, y, sizeof(x)), "%s: seeds %llu and %llu agree", cfg, seed,
 			   seed + 1);
@@ -1732,7 +1690,6 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_prob_format_roundtrip),
 	KTAP_CASE(test_attr_init_defaults),
 	KTAP_CASE(test_attr_init_enomem),
-	KTAP_CASE(test_attr_copy_config),
 	KTAP_CASE(test_parse_kv_errors),
 	KTAP_CASE(test_parse_kv_values),
 	KTAP_CASE(test_parse_legacy_good),
