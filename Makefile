@@ -21,8 +21,9 @@
 #   make lint       checkpatch --strict, sparse (C=1), W=1: warnings are errors
 #   make bench      side-by-side ratios under QEMU -icount
 #   make install    the modules under /lib/modules/KVER/updates/dm-fault (and
-#                   depmod), dmfault, its man page and bash completion under
-#                   PREFIX (/usr/local); DESTDIR honoured.  make uninstall
+#                   depmod), then install-tools; DESTDIR honoured.  make uninstall
+#   make install-tools  no build: dmfault, its man page, bash completion, hunt's
+#                   catalogue and helper under PREFIX (/usr/local)
 #   make dkms-install  the sources to /usr/src/dm-fault-VERSION, then dkms
 #                   add, build and install for every kernel with headers
 #   make deb        build/deb/dm-fault-dkms_VERSION_all.deb and dmfault_VERSION_ARCH.deb
@@ -44,7 +45,7 @@ export KVERS
 SRCS := Kbuild lib drivers mm include
 
 .PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt soak lint bench \
-	install uninstall dkms-install dkms-uninstall in-tree-check deb deb-check clean deps
+	install install-tools uninstall dkms-install dkms-uninstall in-tree-check deb deb-check clean deps
 
 PREFIX ?= /usr/local
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
@@ -138,18 +139,18 @@ install: modules tools
 		install -D -m 644 -t $(DESTDIR)/lib/modules/$$k/updates/dm-fault build/$$k/*.ko; \
 		[ -n "$(DESTDIR)" ] || depmod -a $$k; \
 	done
-	@install -D -m 755 tools/dmfault/dmfault $(DESTDIR)$(PREFIX)/sbin/dmfault
-	@install -D -m 644 tools/dmfault/dmfault.8 $(DESTDIR)$(PREFIX)/share/man/man8/dmfault.8
-	@install -D -m 644 tools/dmfault/dmfault.bash-completion \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/dmfault
+	@$(MAKE) -s install-tools
+
+# what make tools built, nothing built here
+install-tools:
+	@$(MAKE) -s -C tools/dmfault install-files DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 
 uninstall:
 	@set -e; for k in $(K); do \
 		rm -rf $(DESTDIR)/lib/modules/$$k/updates/dm-fault; \
 		[ -n "$(DESTDIR)" ] || depmod -a $$k; \
 	done
-	@rm -f $(DESTDIR)$(PREFIX)/sbin/dmfault $(DESTDIR)$(PREFIX)/share/man/man8/dmfault.8 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/dmfault
+	@$(MAKE) -s -C tools/dmfault uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 
 # what DKMS builds from: the Kbuild tree and dkms.conf
 dkms-src:

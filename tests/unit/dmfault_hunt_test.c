@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Host unit tests for dmfault hunt's pure parts (tools/dmfault/hunt.c): the
- * catalogue and its file syntax, the call chain of an injected fault read
+ * catalogue's file syntax and its strict errors, the catalogue shipped with
+ * the tool, the $DMF_ENV lines and variables of a path, the call chain of an injected fault read
  * from the hook's log lines, and findings deduplicated by that chain.
  * KTAP output.
  */
@@ -112,30 +113,135 @@ static void test_findings(void)
 	dft_findings_free(&fs);
 }
 
+/* Parse @text as the catalogue "t.cat": 0 or -errno, the message in @err. */
+static int parse(struct dft_hunt_catalog *c, const char *text, char *err, size_t len)
+{
+	memset(c, 0, sizeof(*c));
+	c->text = strdup(text);
+	return c->text ? dft_hunt_catalog_parse(c, "t.cat", err, len) : -ENOMEM;
+}
+
 static void test_catalog(void)
 {
-	char line[] = "plant|: > /dev/shm/a|dmf-hunt --plant /dev/shm/a pipe|||probe=/dev/shm/a\n";
-	char two[] = "x||true", bad[] = "x|setup", blank[] = "  # comment";
-	char extra[] = "a|b|c|d|e|f|g";
-	struct dft_hunt_path p;
-	unsigned int i, j;
+	static const char good[] =
+		"# a comment\n"
+		"\n"
+		"[plant]\n"
+		"setup = : > /dev/shm/a\n"
+		"step = $DMF_HUNT --plant /dev/shm/a pipe\n"
+		"knobs = probe=/dev/shm/a  require-symbol=x\n"
+		"[two]\n"
+		"  step=true   \n"
+		"teardown = a && \\\n"
+		"\tb \\\n"
+		"    c\n"
+		"# a comment \\\n"
+		"[three]\n"
+		"step = x\n";
+	struct dft_hunt_catalog c;
+	char err[256];
 
-	ktap_check(!dft_hunt_parse_line(line, &p) && !strcmp(p.name, "plant") &&
-		   !strcmp(p.cmd, "dmf-hunt --plant /dev/shm/a pipe") && !p.post &&
-		   !p.teardown && !strcmp(p.knobs, "probe=/dev/shm/a"),
-		   "catalogue: a full line");
-	ktap_check(!dft_hunt_parse_line(two, &p) && !p.setup && !strcmp(p.cmd, "true") &&
-		   !p.knobs, "catalogue: trailing fields optional");
-	ktap_check(dft_hunt_parse_line(bad, &p) == -EINVAL, "catalogue: no command");
-	ktap_check(dft_hunt_parse_line(extra, &p) == -EINVAL, "catalogue: too many fields");
-	ktap_check(dft_hunt_parse_line(blank, &p) == 1, "catalogue: a comment");
-	for (i = 0; i < dft_hunt_catalog_size; i++)
-		for (j = i + 1; j < dft_hunt_catalog_size; j++)
-			if (!strcmp(dft_hunt_catalog[i].name, dft_hunt_catalog[j].name))
-				ktap_check(0, "built-in catalogue: %s twice",
-					   dft_hunt_catalog[i].name);
-	ktap_check(dft_hunt_catalog_size >= 20, "built-in catalogue: %u paths",
-		   dft_hunt_catalog_size);
+	ktap_check(!parse(&c, good, err, sizeof(err)) && c.nr == 3, "catalogue: parsed (%s)", err);
+	if (c.nr == 3) {
+		ktap_check(!strcmp(c.paths[0].name, "plant") && c.paths[0].line == 3 &&
+			   !strcmp(c.paths[0].setup, ": > /dev/shm/a") &&
+			   !strcmp(c.paths[0].cmd, "$DMF_HUNT --plant /dev/shm/a pipe") &&
+			   !c.paths[0].post && !c.paths[0].teardown &&
+			   !strcmp(c.paths[0].knobs, "probe=/dev/shm/a  require-symbol=x"),
+			   "catalogue: a stanza's keys and values, blanks around '=' dropped");
+		ktap_check(!strcmp(c.paths[1].cmd, "true") && !c.paths[1].setup,
+			   "catalogue: keys optional but step, value trimmed");
+		KTAP_EXPECT_STR_EQ(c.paths[1].teardown, "a && b c");
+		ktap_check(!strcmp(c.paths[2].name, "three") && c.paths[2].line == 13,
+			   "catalogue: a comment line does not continue");
+	}
+	dft_hunt_catalog_free(&c);
+}
+
+static void test_catalog_errors(void)
+{
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+		{ "[a]\nstep = x\nsetp = y\n", "t.cat:3: unknown key 'setp' (setup, step, post, teardown or knobs)" },
+		{ "[a]\nsetup = x\n[b]\nstep = y\n", "t.cat:1: path 'a' has no step" },
+		{ "[a]\nstep = x\n\n[b]\nstep = y\n[a]\nstep = z\n", "t.cat:6: path 'a' again (first at line 1)" },
+		{ "[a]\nstep = x\n[b]\npost = y\n", "t.cat:3: path 'b' has no step" },
+		{ "step = x\n", "t.cat:1: 'step = x' is outside a path's stanza ([NAME] first)" },
+		{ "[a]\nstep = x\nstep = y\n", "t.cat:3: step given twice in path 'a'" },
+		{ "[a]\nstep =\n", "t.cat:2: step is empty" },
+		{ "[a]\nstep x\n", "t.cat:2: 'step x' is not KEY = VALUE" },
+		{ "[a b]\nstep = x\n", "t.cat:1: 'a b' is not a path name (letters, digits, '.', '_', '-')" },
+		{ "[a] x\nstep = x\n", "t.cat:1: '[a] x' is not a [NAME] header" },
+		{ "[a]\nstep = x\nknobs = probe=/a verbose\n", "t.cat:3: knobs: 'verbose' is not KNOB=VALUE" },
+		{ "[a]\nstep = x \\\n", "t.cat:2: the last line ends in a backslash" },
+		{ "# nothing\n\n", "t.cat:2: no path" },
+	};
+	struct dft_hunt_catalog c;
+	char err[256];
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		r = parse(&c, bad[i].text, err, sizeof(err));
+		ktap_check(r == -EINVAL && !strcmp(err, bad[i].err), "catalogue error %u: %s", i,
+			   err);
+		dft_hunt_catalog_free(&c);
+	}
+	r = dft_hunt_catalog_read(&c, "/nonexistent/hunt.catalog", err, sizeof(err));
+	ktap_check(r == -ENOENT && !strcmp(err, "/nonexistent/hunt.catalog: No such file or directory"),
+		   "catalogue: a file that is not there (%s)", err);
+	dft_hunt_catalog_free(&c);
+}
+
+/* The catalogue installed with the tool parses, with the paths it names. */
+static void test_catalog_file(void)
+{
+	static const char *const want[] = { "netns", "tmpfs", "ext4", "xfs", "dm-remove", "pipe",
+					    "io_uring", "module" };
+	struct dft_hunt_catalog c;
+	unsigned int i, j;
+	char err[512];
+
+	ktap_check(!dft_hunt_catalog_read(&c, DFT_TOOL_DIR "/hunt.catalog", err, sizeof(err)),
+		   "hunt.catalog parses (%s)", err);
+	ktap_check(c.nr >= 20, "hunt.catalog: %u paths", c.nr);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		for (j = 0; j < c.nr && strcmp(c.paths[j].name, want[i]); j++)
+			;
+		ktap_check(j < c.nr, "hunt.catalog has %s", want[i]);
+	}
+	for (i = 0; i < c.nr; i++)
+		if (c.paths[i].setup && strstr(c.paths[i].setup, "/dev/loop"))
+			ktap_check(0, "hunt.catalog: %s names a fixed loop device", c.paths[i].name);
+	dft_hunt_catalog_free(&c);
+}
+
+static void test_env_expand(void)
+{
+	char ok[] = "LOOP=/dev/loop7\n", blank[] = " \n", dmf[] = "DMF_DIR=/x\n",
+	     digit[] = "1X=a\n", noeq[] = "LOOP /dev/loop7\n";
+	char out[64], bad[32], *k, *v;
+
+	ktap_check(!dft_hunt_env_line(ok, &k, &v) && !strcmp(k, "LOOP") &&
+		   !strcmp(v, "/dev/loop7"), "env: KEY=VALUE");
+	ktap_check(dft_hunt_env_line(blank, &k, &v) == 1, "env: a blank line");
+	ktap_check(dft_hunt_env_line(dmf, &k, &v) == -EINVAL &&
+		   dft_hunt_env_line(digit, &k, &v) == -EINVAL &&
+		   dft_hunt_env_line(noeq, &k, &v) == -EINVAL,
+		   "env: DMF... keys, bad names, no '=' refused");
+	setenv("DFT_T_LOOP", "/dev/loop7", 1);
+	unsetenv("DFT_T_UNSET");
+	ktap_check(!dft_hunt_expand("mount ext4 $DFT_T_LOOP ${DFT_T_LOOP}x $ 5$ a$-", out,
+				    sizeof(out), bad, sizeof(bad)) &&
+		   !strcmp(out, "mount ext4 /dev/loop7 /dev/loop7x $ 5$ a$-"),
+		   "expand: $NAME and ${NAME}, a lone '$' kept (%s)", out);
+	ktap_check(dft_hunt_expand("x $DFT_T_UNSET y", out, sizeof(out), bad, sizeof(bad)) ==
+		   -ENOENT && !strcmp(bad, "DFT_T_UNSET"), "expand: an unset variable named");
+	ktap_check(dft_hunt_expand("$DFT_T_LOOP", out, 10, bad, sizeof(bad)) == -E2BIG &&
+		   dft_hunt_expand("123456789", out, 10, bad, sizeof(bad)) == 0 &&
+		   dft_hunt_expand("1234567890", out, 10, bad, sizeof(bad)) == -E2BIG,
+		   "expand: the output's size is kept");
 }
 
 static const struct ktap_case dft_cases[] = {
@@ -144,6 +250,9 @@ static const struct ktap_case dft_cases[] = {
 	KTAP_CASE(test_alloc_report),
 	KTAP_CASE(test_findings),
 	KTAP_CASE(test_catalog),
+	KTAP_CASE(test_catalog_errors),
+	KTAP_CASE(test_catalog_file),
+	KTAP_CASE(test_env_expand),
 };
 
 int main(void)

@@ -434,7 +434,7 @@ hunt_paths() {
 	k="require-module=dm_mod,dm_fault probe=$H/alive"
 	[ -n "$rej" ] && k+=" reject-symbol=${rej#,}"
 	m="dmsetup message hm 0"
-	# (no '|' in a catalogue field) hm still reads; hc is gone
+	# (no '|' in a field) hm still reads; hc is gone
 	# what the device looked like is kept in $H/damage for the report
 	why="{ date; cat $H/dd.err; dmsetup info hm; dmsetup table hm; dmsetup status hm; } >> $H/damage 2>&1"
 	alive="if ! dd if=/dev/mapper/hm of=/dev/null bs=4k count=1 iflag=direct 2> $H/dd.err; then $why; rm -f $H/alive; fi"
@@ -495,15 +495,21 @@ if [ "$HUNT_STEPS" -gt 0 ] && [ -d /sys/kernel/debug/dm-fault ]; then
 	done
 	EOT
 	chmod +x $H/reader $H/unread
-	# the probe file is made again by each path's setup: damage found in
-	# one path does not fail the next paths' probes
-	hunt_paths | awk -F'|' -v OFS='|' -v a=": > $H/alive; " '!/^#/ { $2 = a $2 } 1' > $H/catalog
-	npaths=$(grep -vc '^#' $H/catalog)
+	# a stanza a line of hunt_paths; the probe file is made again by each
+	# path's setup: damage found in one path does not fail the next paths'
+	# probes
+	hunt_paths | awk -F'|' -v a=": > $H/alive; " '!/^#/ && NF {
+		printf "[%s]\nsetup = %s%s\nstep = %s\n", $1, a, $2, $3
+		if ($4 != "") print "post = " $4
+		if ($5 != "") print "teardown = " $5
+		if ($6 != "") print "knobs = " $6
+	}' > $H/catalog
+	npaths=$(grep -c '^\[' $H/catalog)
 	kmsg_mark
-	out=$(DMFAULT_HUNT_CATALOG=$H/catalog dmfault hunt --max-steps "$HUNT_STEPS" 2>&1)
+	out=$(dmfault hunt --catalog $H/catalog --dir $H/scratch --max-steps "$HUNT_STEPS" 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
-	for p in $(grep -v '^#' $H/catalog | cut -d'|' -f1); do
+	for p in $(sed -n 's/^\[\(.*\)\]$/\1/p' $H/catalog); do
 		row=$(echo "$out" | awk -v p="$p" '$1 == p {n = $2; $1 = $2 = $3 = $4 = ""
 			sub(/^ +/, ""); print n, $0}')
 		if [[ $row =~ ^([0-9]+)\ (completed|max\ steps)\ 0$ ]] && [ "${BASH_REMATCH[1]}" -ge 1 ]; then

@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dmfault hunt: sweep each path of a catalogue (hunt.c) with fail-nth over
- * the slab and page hooks, as run --nth-sweep does one command, and collect
- * what the kernel reported (oops, BUG, WARN, KASAN, hung task) and what the
- * sanity probe found broken after a step, deduplicated by the call chain
- * of the injected fault.  A table of paths and findings, or --json.
+ * dmfault hunt: sweep each path of a catalogue (a file, parsed by hunt.c)
+ * with fail-nth over the slab and page hooks, as run --nth-sweep does one
+ * command, and collect what the kernel reported (oops, BUG, WARN, KASAN,
+ * hung task) and what the sanity probe found broken after a step,
+ * deduplicated by the call chain of the injected fault.  A table of paths
+ * and findings, or --json.
  *
- * $DMFAULT_HUNT_CATALOG names a file that replaces the built-in catalogue
- * (one path a line: NAME|SETUP|CMD|POST|TEARDOWN|KNOBS).
+ * The catalogue and the helper dmf-hunt are found beside the tool: in
+ * PREFIX/share/dmfault and PREFIX/libexec/dmfault when it runs from
+ * PREFIX/sbin, else in its own directory (the build tree).  A path's lines
+ * run with DMF_DIR (the scratch directory), DMF_HUNT (the helper) and
+ * DMF_ENV (a file where the setup leaves KEY=VALUE lines, which the tool
+ * puts in the environment of the path's other lines) set.
  */
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,13 +25,15 @@
 
 #include "dmfault.h"
 
-#define DFT_HUNT_ARGS	32
+#define DFT_HUNT_ARGS		32	/* words of a step */
+#define DFT_HUNT_LINE		1024	/* a step or knobs line with its variables */
+#define DFT_HUNT_ENV_MAX	16	/* KEY=VALUE lines a setup may leave */
 
 /*
  * Knobs of every path: the chain of each fault in the log, every one; the
- * 9p client out of scope, since the root of tests/vm/run is 9p and a failed
- * clunk breaks it for good (the "What it found" section of
- * Documentation/fault-injection/dm-fault-allocators.rst).
+ * 9p client out of scope: a failed clunk breaks a 9p mount for good, a
+ * known kernel bug that every path would find again (the "What it found"
+ * section of Documentation/fault-injection/dm-fault-allocators.rst).
  */
 static const struct dft_kv dft_hunt_defaults[] = {
 	{ "verbose", "2", NULL },
@@ -43,14 +52,20 @@ struct dft_hunt_path_result {
 
 struct dft_hunt {
 	const struct dft_opts *o;
-	struct dft_hunt_path *paths;	/* the catalogue */
-	unsigned int nr_paths;
-	char *catalog_text;		/* $DMFAULT_HUNT_CATALOG's contents */
+	struct dft_hunt_catalog cat;
 	struct dft_hunt_path_result *res;
 	unsigned int nr_res;
 	struct dft_findings findings;
 	struct dft_hunt_path_result *cur;
 	bool oom;
+	bool made_dir;			/* the scratch directory is ours to remove */
+	char dir[PATH_MAX];		/* the scratch directory: $DMF_DIR */
+	char out[PATH_MAX];		/* where setup and teardown lines write */
+	char helper[PATH_MAX];		/* $DMF_HUNT */
+	struct {
+		char *key, *old;	/* a variable the setup set, its old value */
+	} env[DFT_HUNT_ENV_MAX];
+	unsigned int nr_env;
 };
 
 static double dft_now(void)
@@ -61,65 +76,223 @@ static double dft_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int dft_hunt_read_catalog(struct dft_hunt *h, const char *file)
+/*
+ * A file that comes with the tool: @installed under the parent of the
+ * directory the tool runs from (PREFIX/sbin/../share/...), else @built in
+ * that directory (the build tree).  0 with its path in @out, or -ENOENT
+ * with the two paths tried in @out and @alt.
+ */
+static int dft_hunt_beside(const char *installed, const char *built, int mode, char *out,
+			   char *alt, size_t len)
 {
-	char *line, *s;
-	size_t size = 0;
-	FILE *f;
+	char exe[PATH_MAX], *slash;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return dft_err("/proc/self/exe: %s", strerror(errno));
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return dft_err("/proc/self/exe: '%s' is not a path", exe);
+	*slash = '\0';
+	slash = strrchr(exe, '/');
+	if (snprintf(out, len, "%.*s/%s", slash ? (int)(slash - exe) : 0, exe, installed) >=
+	    (int)len || snprintf(alt, len, "%s/%s", exe, built) >= (int)len)
+		return dft_err("%s: %s", exe, strerror(ENAMETOOLONG));
+	if (!access(out, mode))
+		return 0;
+	if (access(alt, mode))
+		return -ENOENT;
+	snprintf(out, len, "%s", alt);
+	return 0;
+}
+
+/* The catalogue (--catalog, or the tool's), and the helper. */
+static int dft_hunt_files(struct dft_hunt *h)
+{
+	char file[PATH_MAX], alt[PATH_MAX], err[PATH_MAX + 256];
 	int r;
 
-	f = fopen(file, "re");
-	if (!f)
-		return dft_err("%s: %s", file, strerror(errno));
-	if (getdelim(&h->catalog_text, &size, '\0', f) < 0)
-		h->catalog_text = strdup("");
-	fclose(f);
-	h->paths = calloc(strlen(h->catalog_text) / 2 + 1, sizeof(*h->paths));
-	if (!h->catalog_text || !h->paths)
-		return dft_err("out of memory");
-	for (s = h->catalog_text; (line = strsep(&s, "\n")) != NULL;) {
-		r = dft_hunt_parse_line(line, &h->paths[h->nr_paths]);
-		if (r < 0)
-			return dft_err("%s: '%s': not NAME|SETUP|CMD|POST|TEARDOWN|KNOBS", file,
-				       line);
-		if (!r)
-			h->nr_paths++;
+	if (h->o->hunt_catalog) {
+		snprintf(file, sizeof(file), "%s", h->o->hunt_catalog);
+	} else {
+		r = dft_hunt_beside("share/dmfault/hunt.catalog", "hunt.catalog", R_OK, file, alt,
+				    sizeof(file));
+		if (r == -ENOENT)
+			return dft_err("hunt: no catalogue: neither %s nor %s is there",
+				       file, alt);
+		if (r)
+			return r;
 	}
-	return 0;
+	r = dft_hunt_catalog_read(&h->cat, file, err, sizeof(err));
+	if (r)
+		return dft_err("hunt: %s", err);
+	r = dft_hunt_beside("libexec/dmfault/dmf-hunt", "dmf-hunt", X_OK, h->helper, alt,
+			    sizeof(h->helper));
+	if (r == -ENOENT)
+		return dft_err("hunt: no helper: neither %s nor %s is there", h->helper, alt);
+	return r;
 }
 
 /* The catalogue, and the paths to sweep: those named, or all. */
 static int dft_hunt_select(const struct dft_cmd *cmd, struct dft_hunt *h, int argc,
 			   char **argv)
 {
-	const char *file = getenv("DMFAULT_HUNT_CATALOG");
 	unsigned int i;
 	int a, r;
 
-	if (file && *file) {
-		r = dft_hunt_read_catalog(h, file);
-		if (r)
-			return r;
-	} else {
-		h->paths = calloc(dft_hunt_catalog_size, sizeof(*h->paths));
-		if (!h->paths)
-			return dft_err("out of memory");
-		memcpy(h->paths, dft_hunt_catalog, dft_hunt_catalog_size * sizeof(*h->paths));
-		h->nr_paths = dft_hunt_catalog_size;
-	}
-	h->res = calloc(h->nr_paths + argc, sizeof(*h->res));
+	r = dft_hunt_files(h);
+	if (r)
+		return r;
+	h->res = calloc(h->cat.nr + argc, sizeof(*h->res));
 	if (!h->res)
 		return dft_err("out of memory");
 	for (a = 0; a < argc; a++) {
-		for (i = 0; i < h->nr_paths && strcmp(h->paths[i].name, argv[a]); i++)
+		for (i = 0; i < h->cat.nr && strcmp(h->cat.paths[i].name, argv[a]); i++)
 			;
-		if (i == h->nr_paths)
+		if (i == h->cat.nr)
 			return dft_usage_err(cmd, "no path '%s' in the catalogue", argv[a]);
-		h->res[h->nr_res++].p = &h->paths[i];
+		h->res[h->nr_res++].p = &h->cat.paths[i];
 	}
-	for (i = 0; !argc && i < h->nr_paths; i++)
-		h->res[h->nr_res++].p = &h->paths[i];
+	for (i = 0; !argc && i < h->cat.nr; i++)
+		h->res[h->nr_res++].p = &h->cat.paths[i];
 	return 0;
+}
+
+/*
+ * The scratch directory: --dir (made if missing, kept), or a new one in
+ * $TMPDIR or /var/tmp, removed at the end.  $DMF_DIR and $DMF_HUNT set.
+ */
+static int dft_hunt_mkdir(struct dft_hunt *h)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct stat st;
+
+	if (h->o->hunt_dir) {
+		if (mkdir(h->o->hunt_dir, 0700) && errno != EEXIST)
+			return dft_err("hunt: %s: %s", h->o->hunt_dir, strerror(errno));
+		if (!realpath(h->o->hunt_dir, h->dir) || stat(h->dir, &st))
+			return dft_err("hunt: %s: %s", h->o->hunt_dir, strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return dft_err("hunt: %s: %s", h->o->hunt_dir, strerror(ENOTDIR));
+	} else {
+		snprintf(h->dir, sizeof(h->dir), "%s/dmf-hunt.XXXXXX",
+			 tmp && *tmp ? tmp : "/var/tmp");
+		if (!mkdtemp(h->dir))
+			return dft_err("hunt: %s: %s", h->dir, strerror(errno));
+		h->made_dir = true;
+	}
+	if (snprintf(h->out, sizeof(h->out), "%s/sh.out", h->dir) >= (int)sizeof(h->out))
+		return dft_err("hunt: %s: %s", h->dir, strerror(ENAMETOOLONG));
+	if (setenv("DMF_DIR", h->dir, 1) || setenv("DMF_HUNT", h->helper, 1))
+		return dft_err("out of memory");
+	return 0;
+}
+
+static char dft_hunt_rm_err[PATH_MAX + 64];
+static dev_t dft_hunt_rm_dev;
+
+/* A directory on another file system than the scratch directory: mounted. */
+static int dft_hunt_find_mount(const char *path, const struct stat *st, int type,
+			       struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_D || st->st_dev == dft_hunt_rm_dev)
+		return FTW_CONTINUE;
+	snprintf(dft_hunt_rm_err, sizeof(dft_hunt_rm_err), "%s is mounted", path);
+	return FTW_STOP;
+}
+
+static int dft_hunt_rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	if (remove(path) && errno != ENOENT && !*dft_hunt_rm_err)
+		snprintf(dft_hunt_rm_err, sizeof(dft_hunt_rm_err), "%s: %s", path,
+			 strerror(errno));
+	return 0;
+}
+
+/*
+ * Remove the scratch directory we made, unless something is mounted in it
+ * (a teardown that failed): then all of it stays, and that is said.  Only
+ * directories are compared: on overlayfs a file's st_dev is its layer's.
+ */
+static void dft_hunt_rmdir(const struct dft_hunt *h)
+{
+	struct stat st;
+
+	if (!h->made_dir || lstat(h->dir, &st))
+		return;
+	*dft_hunt_rm_err = '\0';
+	dft_hunt_rm_dev = st.st_dev;
+	if (nftw(h->dir, dft_hunt_find_mount, 16, FTW_PHYS | FTW_ACTIONRETVAL) != FTW_STOP)
+		nftw(h->dir, dft_hunt_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (*dft_hunt_rm_err)
+		dft_err("hunt: %s is left: %s", h->dir, dft_hunt_rm_err);
+}
+
+/*
+ * Put the KEY=VALUE lines a path's setup left in @file ($DMF_ENV) in the
+ * environment of the lines that follow; dft_hunt_env_restore() undoes it.
+ * 0, or -errno with why in @why.
+ */
+static int dft_hunt_env_load(struct dft_hunt *h, const char *file, char *why, size_t len)
+{
+	char *line = NULL, *key, *val;
+	unsigned int ln = 0;
+	size_t size = 0;
+	int r = 0;
+	FILE *f;
+
+	f = fopen(file, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		r = -errno;
+		snprintf(why, len, "setup: $DMF_ENV: %s", strerror(-r));
+		return r;
+	}
+	while (!r && getline(&line, &size, f) > 0) {
+		ln++;
+		r = dft_hunt_env_line(line, &key, &val);
+		if (r > 0) {
+			r = 0;
+			continue;
+		}
+		if (!r && h->nr_env == DFT_HUNT_ENV_MAX) {
+			snprintf(why, len, "setup: $DMF_ENV line %u: more than %u variables", ln,
+				 DFT_HUNT_ENV_MAX);
+			r = -E2BIG;
+		} else if (r) {
+			snprintf(why, len, "setup: $DMF_ENV line %u: '%.200s' is not KEY=VALUE", ln,
+				 line);
+		} else {
+			h->env[h->nr_env].key = strdup(key);
+			h->env[h->nr_env].old = getenv(key) ? strdup(getenv(key)) : NULL;
+			h->nr_env++;
+			if (setenv(key, val, 1))
+				r = -errno;
+		}
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+static void dft_hunt_env_restore(struct dft_hunt *h)
+{
+	while (h->nr_env) {
+		h->nr_env--;
+		if (h->env[h->nr_env].key && h->env[h->nr_env].old)
+			setenv(h->env[h->nr_env].key, h->env[h->nr_env].old, 1);
+		else if (h->env[h->nr_env].key)
+			unsetenv(h->env[h->nr_env].key);
+		free(h->env[h->nr_env].key);
+		free(h->env[h->nr_env].old);
+	}
 }
 
 /*
@@ -133,7 +306,7 @@ static int dft_hunt_select(const struct dft_cmd *cmd, struct dft_hunt *h, int ar
 static int dft_hunt_sh(const struct dft_hunt *h, const char *what, const char *line,
 		       char *why, size_t len)
 {
-	const char *out = h->o->verbose ? NULL : DFT_HUNT_DIR "/sh.out";
+	const char *out = h->o->verbose ? NULL : h->out;
 	char hung[600], tail[256], *last;
 	size_t n;
 	int r, st;
@@ -194,14 +367,42 @@ static void dft_hunt_on_step(struct dft_sweep *sw, const struct dft_step *s)
 		dft_hunt_add(h, s, "lasting damage", s->damage);
 }
 
-/* The options of one path's sweep: hunt defaults, the path's knobs, the user's. */
+/* @in with its variables expanded into @out; else why not in @why. */
+static int dft_hunt_expand_line(const char *what, const char *in, char *out, size_t len,
+				char *why, size_t wlen)
+{
+	char bad[128];
+	int r;
+
+	r = dft_hunt_expand(in, out, len, bad, sizeof(bad));
+	if (r == -ENOENT)
+		snprintf(why, wlen, "%s: $%s is not set (a setup sets it in $DMF_ENV)", what, bad);
+	else if (r)
+		snprintf(why, wlen, "%s: longer than %zu bytes with its variables", what, len - 1);
+	return r;
+}
+
+/*
+ * The options of one path's sweep: hunt defaults, the path's knobs, the
+ * user's; its step's words.  Variables are expanded in the knobs and the
+ * step (@knobs and @argv[DFT_HUNT_ARGS] hold them).  0, or -errno with why
+ * in @why.
+ */
 static int dft_hunt_path_opts(const struct dft_hunt *h, const struct dft_hunt_path *p,
-			      struct dft_opts *po, char *knobs, char **argv, const char **probe)
+			      struct dft_opts *po, char *knobs, char **argv, const char **probe,
+			      char *why, size_t wlen)
 {
 	unsigned int i, n = 0;
 	char *s, *k;
 
 	*po = *h->o;
+	po->set = NULL;
+	if (dft_hunt_expand_line("knobs", p->knobs ? p->knobs : "", knobs, DFT_HUNT_LINE, why,
+				 wlen) ||
+	    dft_hunt_expand_line("step", p->cmd, argv[DFT_HUNT_ARGS], DFT_HUNT_LINE, why, wlen))
+		return -EINVAL;
+	if (h->o->verbose)
+		fprintf(stderr, "hunt: %s: %s\n", p->name, argv[DFT_HUNT_ARGS]);
 	po->set = calloc(ARRAY_SIZE(dft_hunt_defaults) + strlen(knobs) / 2 + h->o->nr_set + 1,
 			 sizeof(*po->set));
 	if (!po->set)
@@ -213,8 +414,10 @@ static int dft_hunt_path_opts(const struct dft_hunt *h, const struct dft_hunt_pa
 			continue;
 		po->set[n].key = k;
 		po->set[n].val = strchr(k, '=');
-		if (!po->set[n].val)
+		if (!po->set[n].val) {
+			snprintf(why, wlen, "knobs: '%s' is not KNOB=VALUE", k);
 			return -EINVAL;
+		}
 		*(char *)po->set[n].val++ = '\0';
 		if (!strcmp(k, "probe"))
 			*probe = po->set[n].val;
@@ -231,41 +434,51 @@ static int dft_hunt_path_opts(const struct dft_hunt *h, const struct dft_hunt_pa
 		po->page = h->o->page;
 	}
 	po->cmd_argv = argv;
-	for (po->cmd_argc = 0, s = strcpy(argv[DFT_HUNT_ARGS], p->cmd);
-	     po->cmd_argc < DFT_HUNT_ARGS - 1 && (k = strsep(&s, " ")) != NULL;)
+	for (po->cmd_argc = 0, s = argv[DFT_HUNT_ARGS];
+	     po->cmd_argc < DFT_HUNT_ARGS - 1 && (k = strsep(&s, " \t")) != NULL;)
 		if (*k)
 			argv[po->cmd_argc++] = k;
 	argv[po->cmd_argc] = NULL;
+	if (s || !po->cmd_argc) {
+		snprintf(why, wlen, "step: %s words", po->cmd_argc ? "more than 31" : "no");
+		return -EINVAL;
+	}
 	return 0;
 }
 
-/* Sweep one path: setup, the sweep with its post line after each step, teardown. */
+/*
+ * Sweep one path: setup, the sweep with its post line after each step,
+ * teardown; what the setup left in $DMF_ENV is in the environment of the
+ * step, post and teardown lines (the teardown's even if the setup failed
+ * half-way, to undo that half).
+ */
 static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
 			  struct dft_hunt_path_result *res)
 {
 	const struct dft_hunt_path *p = res->p;
-	char knobs[1024], cmdline[1024], *argv[DFT_HUNT_ARGS + 1];
+	char knobs[DFT_HUNT_LINE], cmdline[DFT_HUNT_LINE], *argv[DFT_HUNT_ARGS + 1];
 	const char *probe = NULL, *old = getenv("DMFAULT_PROBE_FILES");
-	struct dft_opts po;
+	char env[PATH_MAX + 64], why[sizeof(res->skipped)];
+	struct dft_opts po = { .set = NULL };
 	double t0 = dft_now();
+	bool setup_ok;
 
 	h->cur = res;
 	res->sw = (struct dft_sweep){ .post = p->post, .on_step = dft_hunt_on_step, .ctx = h,
 				      .out = h->o->verbose ? stderr : NULL,
 				      .end = DFT_SWEEP_ERROR };
-	snprintf(knobs, sizeof(knobs), "%s", p->knobs ? p->knobs : "");
 	argv[DFT_HUNT_ARGS] = cmdline;
-	po.set = NULL;
-	if (strlen(p->cmd) >= sizeof(cmdline) ||
-	    dft_hunt_path_opts(h, p, &po, knobs, argv, &probe)) {
-		snprintf(res->skipped, sizeof(res->skipped), "bad knobs or command");
-		free(po.set);
-		return;
+	snprintf(env, sizeof(env), "%s/%s.env", h->dir, p->name);
+	unlink(env);
+	setenv("DMF_ENV", env, 1);
+	setup_ok = !dft_hunt_sh(h, "setup", p->setup, res->skipped, sizeof(res->skipped));
+	if (dft_hunt_env_load(h, env, why, sizeof(why)) && setup_ok) {
+		snprintf(res->skipped, sizeof(res->skipped), "%s", why);
+		setup_ok = false;
 	}
-	po.sweep = &res->sw;
-	if (h->o->verbose)
-		fprintf(stderr, "hunt: %s: %s\n", p->name, p->cmd);
-	if (!dft_hunt_sh(h, "setup", p->setup, res->skipped, sizeof(res->skipped))) {
+	if (setup_ok && !dft_hunt_path_opts(h, p, &po, knobs, argv, &probe, res->skipped,
+					    sizeof(res->skipped))) {
+		po.sweep = &res->sw;
 		if (probe)
 			setenv("DMFAULT_PROBE_FILES", probe, 1);
 		dft_cmd_run(cmd, &po, 0, NULL);
@@ -281,6 +494,8 @@ static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
 
 		dft_hunt_add(h, &t, "hang", res->teardown);
 	}
+	dft_hunt_env_restore(h);
+	unlink(env);
 	res->secs = dft_now() - t0;
 	free(po.set);
 }
@@ -297,17 +512,16 @@ static const char *dft_hunt_end(const struct dft_hunt_path_result *res)
 	return *res->skipped ? "skipped" : ends[res->sw.end];
 }
 
-/* "dmfault hunt [--slab] [--page] [--set K=V]... --max-steps N PATH" */
+/* "dmfault hunt [--catalog FILE] [--slab] [--page] [--set K=V]... --max-steps N PATH" */
 static void dft_hunt_repro(const struct dft_hunt *h, const struct dft_finding *f, char *buf,
 			   size_t len)
 {
-	const char *cat = getenv("DMFAULT_HUNT_CATALOG");
+	const char *cat = h->o->hunt_catalog;
 	unsigned int i;
 	size_t n;
 
-	n = snprintf(buf, len, "%s%s%sdmfault hunt%s%s", cat && *cat ? "DMFAULT_HUNT_CATALOG=" : "",
-		     cat && *cat ? cat : "", cat && *cat ? " " : "", h->o->slab ? " --slab" : "",
-		     h->o->page ? " --page" : "");
+	n = snprintf(buf, len, "dmfault hunt%s%s%s%s", cat ? " --catalog " : "", cat ? cat : "",
+		     h->o->slab ? " --slab" : "", h->o->page ? " --page" : "");
 	for (i = 0; i < h->o->nr_set && n < len; i++)
 		n += snprintf(buf + n, len - n, " --set %s=%s", h->o->set[i].key,
 			      h->o->set[i].val);
@@ -443,8 +657,7 @@ static void dft_hunt_free(struct dft_hunt *h)
 {
 	dft_findings_free(&h->findings);
 	free(h->res);
-	free(h->paths);
-	free(h->catalog_text);
+	dft_hunt_catalog_free(&h->cat);
 }
 
 DFT_HANDLER(dft_cmd_hunt)
@@ -455,8 +668,8 @@ DFT_HANDLER(dft_cmd_hunt)
 	int r;
 
 	r = dft_hunt_select(cmd, &h, argc, argv);
-	if (!r && mkdir(DFT_HUNT_DIR, 0755) && errno != EEXIST)
-		r = dft_err("%s: %s", DFT_HUNT_DIR, strerror(errno));
+	if (!r)
+		r = dft_hunt_mkdir(&h);
 	if (!r && !o->json)
 		dft_hunt_row(NULL);
 	for (i = 0; !r && i < h.nr_res; i++) {
@@ -470,6 +683,7 @@ DFT_HANDLER(dft_cmd_hunt)
 			break;
 		}
 	}
+	dft_hunt_rmdir(&h);
 	if (!r) {
 		if (o->json)
 			dft_hunt_json(&h, dft_now() - t0);

@@ -9,7 +9,7 @@
  * cmd_alloc.c (allocator hooks, run, the fail-nth sweep), cmd_hunt.c (hunt),
  * cmd_crash.c (crashtest, with crash_report.c for its account) and
  * cmd_bad.c (badblocks) are the handlers; hunt.c holds the hunt's
- * catalogue, call chains and findings; dm.c is the only file that talks to
+ * catalogue parser, call chains and findings; dm.c is the only file that talks to
  * libdevmapper and kmsg.c reads the kernel log; rule.c checks rules and
  * msg.c messages with the target's own parser (rule.h); spec.c (readable
  * options to table text), parse.c (status and message replies), json.c
@@ -239,23 +239,31 @@ const char *dft_kmsg_dm_reason(struct dft_kmsg *k, char *out, size_t len);
 
 /* ---- hunt.c: the hunt's catalogue, call chains and findings (libc only) ----- */
 
-#define DFT_HUNT_DIR		"/dev/shm/dmf-hunt"	/* the catalogue's scratch space */
 #define DFT_CHAIN_LEN		1024
 
 /* A kernel path of the hunt: shell lines (sh -c) around one command. */
 struct dft_hunt_path {
 	const char *name;
 	const char *setup;		/* once, before the sweep */
-	const char *cmd;		/* the swept command, split at blanks */
+	const char *cmd;		/* the swept command (step), split at blanks */
 	const char *post;		/* after each step (undo what the step did) */
 	const char *teardown;		/* once, after the sweep */
 	const char *knobs;		/* KNOB=VALUE... for this path; probe=FILE */
+	unsigned int line;		/* where its stanza starts in the file */
 };
 
-extern const struct dft_hunt_path dft_hunt_catalog[];
-extern const unsigned int dft_hunt_catalog_size;
+/* A catalogue file, parsed: the paths point into its text. */
+struct dft_hunt_catalog {
+	char *text;
+	struct dft_hunt_path *paths;
+	unsigned int nr;
+};
 
-int dft_hunt_parse_line(char *line, struct dft_hunt_path *p);
+int dft_hunt_catalog_parse(struct dft_hunt_catalog *c, const char *file, char *err, size_t len);
+int dft_hunt_catalog_read(struct dft_hunt_catalog *c, const char *file, char *err, size_t len);
+void dft_hunt_catalog_free(struct dft_hunt_catalog *c);
+int dft_hunt_env_line(char *line, char **key, char **val);
+int dft_hunt_expand(const char *in, char *out, size_t len, char *bad, size_t badlen);
 
 /* The call chain of the fault a step injected, from the hook's log (verbose 2). */
 struct dft_chain {
@@ -617,6 +625,7 @@ struct dft_opts {
 	int cmd_argc;
 	char **cmd_argv;
 	struct dft_sweep *sweep;		/* hunt: run --nth-sweep reports here */
+	char *hunt_catalog, *hunt_dir;		/* hunt --catalog, --dir */
 
 	/* crashtest */
 	char *ct_setup, *ct_workload, *ct_check, *ct_state;

@@ -1,99 +1,307 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dmfault hunt: the catalogue of kernel paths it sweeps, the call chain of
- * an injected fault as the allocator hooks log it (verbose 2), and the
- * findings, deduplicated by that chain.  libc only: the host unit tests
- * link this file as it is (tests/unit/dmfault_hunt_test.c).
+ * dmfault hunt: the catalogue of kernel paths it sweeps (a file, see
+ * hunt.catalog), the call chain of an injected fault as the allocator hooks
+ * log it (verbose 2), and the findings, deduplicated by that chain.  libc
+ * only: the host unit tests link this file as it is.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dmfault.h"
 
-#define W	DFT_HUNT_DIR
-#define LOOP_SETUP(dev, img, size, mkfs) \
-	"modprobe loop; truncate -s " size " " W "/" img " && " mkfs " " W "/" img \
-	" >/dev/null && losetup " dev " " W "/" img " && mkdir -p " W "/mnt"
-#define DM_SETUP \
-	"modprobe loop; truncate -s 8M " W "/dm.img && losetup /dev/loop2 " W "/dm.img && " \
-	"echo '0 16384 linear /dev/loop2 0' > " W "/linear.table && " \
-	"echo '0 16384 fault /dev/loop2 0' > " W "/fault.table"
+/* What a shell variable's name is made of. */
+static const char dft_var_chars[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
 
 /*
- * Each command is short and reaches its path in a few system calls;
- * dmf-hunt (tests/vm/bin, static) makes the calls no standard command
- * makes alone.  Faults go to the command's process (fail-nth is not
- * inherited), so none is a shell.  The 9p client is out of scope (see
- * dft_hunt_defaults in cmd_hunt.c).
+ * The next logical line of a catalogue at *@s, NUL-terminated in place: a
+ * line that ends in a backslash continues on the next, joined by one blank
+ * (a comment line does not).  *@ln counts the lines read, @first is where
+ * this one starts; @dangling says the last line of the text ended in a
+ * backslash.  NULL at the end.
  */
-const struct dft_hunt_path dft_hunt_catalog[] = {
-	{ "netns", NULL, "dmf-hunt unshare n", NULL, NULL, NULL },
-	{ "mntns", NULL, "dmf-hunt unshare m", NULL, NULL, NULL },
-	{ "userns", NULL, "dmf-hunt unshare U", NULL, NULL, NULL },
-	{ "pidns", NULL, "dmf-hunt unshare p", NULL, NULL, NULL },
-	{ "tmpfs", "mkdir -p " W "/mnt", "dmf-hunt mount tmpfs none " W "/mnt",
-	  "umount " W "/mnt", NULL, NULL },
-	{ "ext4", "modprobe ext4; " LOOP_SETUP("/dev/loop0", "ext4.img", "32M", "mkfs.ext4 -q"),
-	  "dmf-hunt mount ext4 /dev/loop0 " W "/mnt", "umount " W "/mnt",
-	  "losetup -d /dev/loop0", NULL },
-	{ "xfs", "modprobe xfs; " LOOP_SETUP("/dev/loop1", "xfs.img", "320M", "mkfs.xfs -q"),
-	  "dmf-hunt mount xfs /dev/loop1 " W "/mnt", "umount " W "/mnt",
-	  "losetup -d /dev/loop1", NULL },
-	{ "dm-linear-create", DM_SETUP, "dmsetup create hunt-c " W "/linear.table",
-	  "dmsetup remove hunt-c", "losetup -d /dev/loop2", NULL },
-	{ "dm-fault-create", DM_SETUP, "dmsetup create hunt-c " W "/fault.table",
-	  "dmsetup remove hunt-c", "losetup -d /dev/loop2", NULL },
-	{ "dm-linear-load", DM_SETUP "; dmsetup create --notable hunt-l",
-	  "dmsetup load hunt-l " W "/linear.table", "dmsetup clear hunt-l",
-	  "dmsetup remove hunt-l; losetup -d /dev/loop2", NULL },
-	{ "dm-fault-load", DM_SETUP "; dmsetup create --notable hunt-l",
-	  "dmsetup load hunt-l " W "/fault.table", "dmsetup clear hunt-l",
-	  "dmsetup remove hunt-l; losetup -d /dev/loop2", NULL },
-	{ "dm-remove", DM_SETUP "; dmsetup create hunt-r " W "/linear.table",
-	  "dmsetup remove hunt-r",
-	  "dmsetup remove hunt-r; dmsetup create hunt-r " W "/linear.table",
-	  "dmsetup remove hunt-r; losetup -d /dev/loop2", NULL },
-	{ "pipe", NULL, "dmf-hunt pipe", NULL, NULL, NULL },
-	{ "unix", NULL, "dmf-hunt unix", NULL, NULL, NULL },
-	{ "inet", "ip link set lo up", "dmf-hunt inet", NULL, NULL, NULL },
-	{ "inet6", "ip link set lo up", "dmf-hunt inet6", NULL, NULL, NULL },
-	{ "netlink", NULL, "dmf-hunt netlink", NULL, NULL, NULL },
-	{ "packet", "ip link set lo up", "dmf-hunt packet", NULL, NULL, NULL },
-	{ "epoll", NULL, "dmf-hunt epoll", NULL, NULL, NULL },
-	{ "inotify", NULL, "dmf-hunt inotify", NULL, NULL, NULL },
-	{ "eventfd", NULL, "dmf-hunt eventfd", NULL, NULL, NULL },
-	{ "timerfd", NULL, "dmf-hunt timerfd", NULL, NULL, NULL },
-	{ "io_uring", NULL, "dmf-hunt io_uring", NULL, NULL, NULL },
-	{ "module", "rmmod ts_kmp; cp \"$(modinfo -n ts_kmp)\" " W "/",
-	  "dmf-hunt insmod " W " ts_kmp", "rmmod ts_kmp", NULL, NULL },
-};
-
-const unsigned int dft_hunt_catalog_size = ARRAY_SIZE(dft_hunt_catalog);
-
-/*
- * A catalogue line of $DMFAULT_HUNT_CATALOG: NAME|SETUP|CMD|POST|TEARDOWN|KNOBS,
- * trailing fields optional.  @p points into @line.  0, 1 for a blank or
- * comment line, -EINVAL without a name or a command.
- */
-int dft_hunt_parse_line(char *line, struct dft_hunt_path *p)
+static char *dft_cat_line(char **s, unsigned int *ln, unsigned int *first, bool *dangling)
 {
-	const char **field[] = { &p->name, &p->setup, &p->cmd, &p->post, &p->teardown,
-				 &p->knobs };
-	unsigned int i;
-	char *s;
+	char *line = *s, *w = line, *r = line, *end;
+	size_t n;
 
-	memset(p, 0, sizeof(*p));
-	line[strcspn(line, "\n")] = '\0';
-	line += strspn(line, " \t");
-	if (!*line || *line == '#')
-		return 1;
-	for (i = 0; i < ARRAY_SIZE(field) && line; i++) {
-		s = strsep(&line, "|");
-		*field[i] = *s ? s : NULL;
+	*dangling = false;
+	if (!*r)
+		return NULL;
+	*first = *ln + 1;
+	for (;;) {
+		end = strchrnul(r, '\n');
+		n = end - r;
+		memmove(w, r, n);
+		w += n;
+		r = *end ? end + 1 : end;
+		(*ln)++;
+		while (w > line && (w[-1] == ' ' || w[-1] == '\t' || w[-1] == '\r'))
+			w--;
+		if (w == line || w[-1] != '\\' || line[strspn(line, " \t")] == '#')
+			break;
+		if (!*r) {
+			*dangling = true;
+			break;
+		}
+		for (w--; w > line && (w[-1] == ' ' || w[-1] == '\t'); w--)
+			;
+		*w++ = ' ';
+		r += strspn(r, " \t");
 	}
-	if (line || !p->name || !p->cmd)
+	*w = '\0';
+	*s = r;
+	return line;
+}
+
+static int __printf(5, 6) dft_cat_err(char *err, size_t len, const char *file, unsigned int ln,
+				      const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(err, len, "%s:%u: ", file, ln);
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < len)
+		vsnprintf(err + n, len - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A path's name: letters, digits, '.', '_' and '-'. */
+static bool dft_cat_name_ok(const char *name)
+{
+	if (!*name)
+		return false;
+	for (; *name; name++)
+		if (!strchr(dft_var_chars, *name) && *name != '.' && *name != '-')
+			return false;
+	return true;
+}
+
+/* A knobs line: blank-separated KNOB=VALUE words.  NULL, or the first bad word. */
+static const char *dft_cat_knobs_bad(const char *v, size_t *n)
+{
+	for (v += strspn(v, " \t"); *v; v += *n, v += strspn(v, " \t")) {
+		*n = strcspn(v, " \t");
+		if (!memchr(v, '=', *n) || *v == '=')
+			return v;
+	}
+	return NULL;
+}
+
+/* Add a path named @name, its stanza at line @ln, to @c. */
+static int dft_cat_add(struct dft_hunt_catalog *c, const char *name, unsigned int ln,
+		       const char *file, char *err, size_t len)
+{
+	struct dft_hunt_path *p;
+	unsigned int i;
+
+	if (!dft_cat_name_ok(name))
+		return dft_cat_err(err, len, file, ln,
+				   "'%s' is not a path name (letters, digits, '.', '_', '-')",
+				   name);
+	for (i = 0; i < c->nr; i++)
+		if (!strcmp(c->paths[i].name, name))
+			return dft_cat_err(err, len, file, ln, "path '%s' again (first at line %u)",
+					   name, c->paths[i].line);
+	p = realloc(c->paths, (c->nr + 1) * sizeof(*p));
+	if (!p) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	c->paths = p;
+	p = &c->paths[c->nr++];
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	p->line = ln;
+	return 0;
+}
+
+/* KEY = VALUE in the stanza of @p. */
+static int dft_cat_set(struct dft_hunt_path *p, char *line, unsigned int ln, const char *file,
+		       char *err, size_t len)
+{
+	static const char *const keys[] = { "setup", "step", "post", "teardown", "knobs" };
+	const char **field[] = { &p->setup, &p->cmd, &p->post, &p->teardown, &p->knobs };
+	char *eq = strchr(line, '='), *k, *v;
+	const char *bad;
+	unsigned int i;
+	size_t n;
+
+	if (!eq)
+		return dft_cat_err(err, len, file, ln, "'%s' is not KEY = VALUE", line);
+	for (k = eq; k > line && (k[-1] == ' ' || k[-1] == '\t'); k--)
+		;
+	*k = '\0';
+	v = eq + 1 + strspn(eq + 1, " \t");
+	for (i = 0; i < ARRAY_SIZE(keys) && strcmp(line, keys[i]); i++)
+		;
+	if (i == ARRAY_SIZE(keys))
+		return dft_cat_err(err, len, file, ln,
+				   "unknown key '%s' (setup, step, post, teardown or knobs)", line);
+	if (*field[i])
+		return dft_cat_err(err, len, file, ln, "%s given twice in path '%s'", keys[i],
+				   p->name);
+	if (!*v)
+		return dft_cat_err(err, len, file, ln, "%s is empty", keys[i]);
+	bad = field[i] == &p->knobs ? dft_cat_knobs_bad(v, &n) : NULL;
+	if (bad)
+		return dft_cat_err(err, len, file, ln, "knobs: '%.*s' is not KNOB=VALUE", (int)n,
+				   bad);
+	*field[i] = v;
+	return 0;
+}
+
+/*
+ * Parse @c->text, the catalogue @file, in place: "[NAME]" opens the stanza
+ * of a path, "KEY = VALUE" lines fill it, '#' starts a comment line.  0, or
+ * -EINVAL with "FILE:LINE: what is wrong" in @err: an unknown key, a key
+ * given twice, a path without a step, a name given twice, a line outside
+ * any stanza, no path at all.
+ */
+int dft_hunt_catalog_parse(struct dft_hunt_catalog *c, const char *file, char *err, size_t len)
+{
+	struct dft_hunt_path *p;
+	unsigned int ln = 0, first;
+	char *s = c->text, *line, *e;
+	bool dangling;
+	int r;
+
+	c->paths = NULL;
+	c->nr = 0;
+	*err = '\0';
+	while ((line = dft_cat_line(&s, &ln, &first, &dangling)) != NULL) {
+		line += strspn(line, " \t");
+		if (!*line || *line == '#')
+			continue;
+		if (dangling)
+			return dft_cat_err(err, len, file, first,
+					   "the last line ends in a backslash");
+		p = c->nr ? &c->paths[c->nr - 1] : NULL;
+		if (*line == '[') {
+			if (p && !p->cmd)
+				return dft_cat_err(err, len, file, p->line, "path '%s' has no step",
+						   p->name);
+			e = strchr(line, ']');
+			if (!e || e[1])
+				return dft_cat_err(err, len, file, first,
+						   "'%s' is not a [NAME] header", line);
+			*e = '\0';
+			r = dft_cat_add(c, line + 1, first, file, err, len);
+		} else if (!p) {
+			r = dft_cat_err(err, len, file, first,
+					"'%s' is outside a path's stanza ([NAME] first)", line);
+		} else {
+			r = dft_cat_set(p, line, first, file, err, len);
+		}
+		if (r)
+			return r;
+	}
+	if (!c->nr)
+		return dft_cat_err(err, len, file, ln, "no path");
+	p = &c->paths[c->nr - 1];
+	if (!p->cmd)
+		return dft_cat_err(err, len, file, p->line, "path '%s' has no step", p->name);
+	return 0;
+}
+
+/* Read and parse the catalogue @file; as dft_hunt_catalog_parse(), or -errno. */
+int dft_hunt_catalog_read(struct dft_hunt_catalog *c, const char *file, char *err, size_t len)
+{
+	size_t size = 0;
+	FILE *f;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	f = fopen(file, "re");
+	if (!f) {
+		r = -errno;
+		snprintf(err, len, "%s: %s", file, strerror(-r));
+		return r;
+	}
+	if (getdelim(&c->text, &size, '\0', f) < 0) {
+		free(c->text);
+		c->text = strdup("");
+	}
+	r = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (r || !c->text) {
+		snprintf(err, len, "%s: %s", file, r ? strerror(-r) : "out of memory");
+		return r ? r : -ENOMEM;
+	}
+	return dft_hunt_catalog_parse(c, file, err, len);
+}
+
+void dft_hunt_catalog_free(struct dft_hunt_catalog *c)
+{
+	free(c->paths);
+	free(c->text);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * A line a setup wrote to $DMF_ENV: KEY=VALUE, KEY a shell variable name
+ * that does not start with DMF (those are the tool's).  0 with @key and
+ * @val pointing into @line, 1 for a blank line, -EINVAL.
+ */
+int dft_hunt_env_line(char *line, char **key, char **val)
+{
+	size_t n;
+
+	line[strcspn(line, "\n")] = '\0';
+	if (!line[strspn(line, " \t")])
+		return 1;
+	n = strspn(line, dft_var_chars);
+	if (!n || line[n] != '=' || (*line >= '0' && *line <= '9') || !strncmp(line, "DMF", 3))
 		return -EINVAL;
+	line[n] = '\0';
+	*key = line;
+	*val = line + n + 1;
+	return 0;
+}
+
+/*
+ * Copy @in to @out with each $NAME and ${NAME} replaced by the variable's
+ * value ('$' before anything else stays).  0, -ENOENT if a variable is not
+ * set (its name in @bad), -E2BIG if @out is too small.
+ */
+int dft_hunt_expand(const char *in, char *out, size_t len, char *bad, size_t badlen)
+{
+	char name[128];
+	const char *v;
+	size_t o = 0, n, vl;
+	bool brace;
+
+	for (; *in; in++) {
+		brace = in[0] == '$' && in[1] == '{';
+		n = in[0] == '$' ? strspn(in + 1 + brace, dft_var_chars) : 0;
+		if (!n || (brace && in[2 + n] != '}') || n >= sizeof(name)) {
+			if (o + 1 >= len)
+				return -E2BIG;
+			out[o++] = *in;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)n, in + 1 + brace);
+		v = getenv(name);
+		if (!v) {
+			snprintf(bad, badlen, "%s", name);
+			return -ENOENT;
+		}
+		vl = strlen(v);
+		if (o + vl >= len)
+			return -E2BIG;
+		memcpy(out + o, v, vl);
+		o += vl;
+		in += n + 2 * brace;
+	}
+	if (o >= len)
+		return -E2BIG;
+	out[o] = '\0';
 	return 0;
 }
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # dmfault hunt, short form (make hunt sweeps the whole catalogue): a
-# catalogue of its own ($DMFAULT_HUNT_CATALOG) with a clean path from the
-# built-in one and three planted findings.  dmf-hunt --plant FILE removes
+# catalogue of its own (--catalog) with a clean path from the installed
+# one and three planted findings.  dmf-hunt --plant FILE removes
 # FILE when its call fails, a stand-in for an error path that leaves
 # damage behind, and FILE is in that path's sanity probe: each planted path
 # ends in lasting damage at step 1.  The stack filter (alloc_file_pseudo)
@@ -21,17 +21,29 @@ if [ ! -d /sys/kernel/debug/dm-fault ]; then
 fi
 H=/dev/shm/h45
 mkdir -p $H
-cp "$top/tests/vm/bin/dmf-hunt" $H/
+cp "$top/tools/dmfault/dmf-hunt" $H/
 P="$H/dmf-hunt --plant"
 S=require-symbol=alloc_file_pseudo
 cat > $H/catalog <<EOT
-# name|setup|command|post|teardown|knobs
-plant-a|: > $H/a|$P $H/a pipe|||$S probe=$H/a
-plant-b|: > $H/b|$P $H/b pipe|||$S probe=$H/b
-plant-c|: > $H/c|$P $H/c eventfd|||$S probe=$H/c
-timerfd||$H/dmf-hunt timerfd
+[plant-a]
+setup = : > $H/a
+step = $P $H/a pipe
+knobs = $S probe=$H/a
+
+[plant-b]
+setup = : > $H/b
+step = $P $H/b pipe
+knobs = $S probe=$H/b
+
+[plant-c]
+setup = : > $H/c
+step = $P $H/c eventfd
+knobs = $S probe=$H/c
+
+[timerfd]
+step = $H/dmf-hunt timerfd
 EOT
-export DMFAULT_HUNT_CATALOG=$H/catalog
+C="--catalog $H/catalog"
 knobs() {	# the knobs hunt sets, both hooks
 	local d
 
@@ -41,7 +53,7 @@ knobs() {	# the knobs hunt sets, both hooks
 }
 before=$(knobs)
 
-out=$(dmfault hunt --max-steps 40 2>&1)
+out=$(dmfault hunt $C --max-steps 40 2>&1)
 rc=$?
 expect "hunt exits 1 when it has findings" 1 $rc
 row() {	# row PATH: "END FINDINGS" of PATH's table row
@@ -68,7 +80,7 @@ fi
 expect "each finding has the injected call chain through alloc_file_pseudo" 2 \
 	"$(echo "$out" | grep -c '^  chain: .*alloc_file_pseudo')"
 expect "each finding has a reproduce line" 2 \
-	"$(echo "$out" | grep -c "^  reproduce: DMFAULT_HUNT_CATALOG=$H/catalog dmfault hunt --max-steps 1 plant-")"
+	"$(echo "$out" | grep -c "^  reproduce: dmfault hunt --catalog $H/catalog --max-steps 1 plant-")"
 if [[ $out =~ hunt:\ 4\ paths,\ ([0-9]+)\ faulted\ steps,\ ([0-9]+)\ faults\ injected,\ 2\ findings ]] &&
 	[ "${BASH_REMATCH[1]}" -ge 4 ]; then
 	ok "summary line: 4 paths, ${BASH_REMATCH[1]} steps, 2 findings"
@@ -76,7 +88,7 @@ else
 	fail "summary line" "$(echo "$out" | tail -n 1)"
 fi
 
-dmfault hunt --json --max-steps 40 > $H/json 2> $H/err
+dmfault hunt $C --json --max-steps 40 > $H/json 2> $H/err
 rc=$?
 shape=$(python3 - $H/json <<'EOT' 2>&1
 import json, sys
@@ -93,7 +105,9 @@ expect "hunt --json: exit 1, the same paths and findings" \
 	"1 4 ['findings', 'paths', 'seconds'] ['command', 'end', 'failed', 'faults', 'findings', 'path', 'seconds', 'steps', 'teardown', 'why'] ['chain', 'fault', 'first_path', 'first_step', 'hits', 'kind', 'paths', 'reproduce', 'what'] lasting damage 1 1 2 2 plant-a plant-b 1 plant-c True lasting damage True" \
 	"$rc $shape"
 expect "hunt --json writes nothing on stderr" "" "$(cat $H/err)"
-err=$(dmfault hunt nosuch 2>&1 >/dev/null)
+expect "hunt removed the scratch directories it made in /var/tmp" "" \
+	"$(ls -d /var/tmp/dmf-hunt.* 2>/dev/null)"
+err=$(dmfault hunt $C nosuch 2>&1 >/dev/null)
 expect "hunt of a path not in the catalogue: usage error" \
 	"2 dmfault: hunt: no path 'nosuch' in the catalogue" "$? $(echo "$err" | head -n 1)"
 expect "hunt leaves no fail-nth entry and no mark" "" \
@@ -112,14 +126,24 @@ expect "hunt restores the knobs" "$before" "$(knobs)"
 # device.  (timeout 300: without the deadline hunt would wait forever.)
 read -r DA _ <<< "$VM_DISKS"
 cat > $H/catalog-hang <<EOT
-hang||$H/dmf-hunt --hang pipe|||$S
-nosetup|echo no disk here >&2; exit 3|$H/dmf-hunt timerfd||echo left hs behind >&2; exit 4|$S
+[hang]
+step = $H/dmf-hunt --hang pipe
+knobs = $S
+
+[nosetup]
+setup = echo no disk here >&2; exit 3
+step = $H/dmf-hunt timerfd
+teardown = echo left hs behind >&2; exit 4
+knobs = $S
 EOT
 cat > $H/catalog-stuck <<EOT
-stuck|dmsetup create hs --table "0 8 fault $DA 0 1 stall:op=read"|$H/dmf-hunt timerfd|dd if=/dev/mapper/hs of=/dev/null bs=4k count=1 iflag=direct|dmsetup message hs 0 release; dmsetup remove --retry hs|
+[stuck]
+setup = dmsetup create hs --table "0 8 fault $DA 0 1 stall:op=read"
+step = $H/dmf-hunt timerfd
+post = dd if=/dev/mapper/hs of=/dev/null bs=4k count=1 iflag=direct
+teardown = dmsetup message hs 0 release; dmsetup remove --retry hs
 EOT
-out=$(DMFAULT_HUNT_CATALOG=$H/catalog-hang timeout 300 dmfault hunt --step-timeout 2 \
-	--max-steps 10 2>&1)
+out=$(timeout 300 dmfault hunt --catalog $H/catalog-hang --step-timeout 2 --max-steps 10 2>&1)
 expect "hunt with hanging steps ends, exit 1 (findings)" 1 $?
 hang=$(echo "$out" | awk '$1 == "hang" {print $2, $5, $6}')
 if [[ $hang =~ ^([1-9][0-9]*)\ broken\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
@@ -158,8 +182,7 @@ if echo "$out" | sed -n '/^finding 1: hang:/,/^  chain:/p' | grep -q '^  fault: 
 else
 	fail "the first hang finding has its fault and call chain" "$out"
 fi
-out=$(DMFAULT_HUNT_CATALOG=$H/catalog-stuck timeout 300 dmfault hunt --step-timeout 5 \
-	--max-steps 10 2>&1)
+out=$(timeout 300 dmfault hunt --catalog $H/catalog-stuck --step-timeout 5 --max-steps 10 2>&1)
 expect "stuck: lasting damage at step 1, one finding (exit 1)" "1 1 lasting damage 1" \
 	"$? $(echo "$out" | awk '$1 == "stuck" {print $2, $5, $6, $7}')"
 if [[ $out =~ lasting\ damage:\ the\ post\ line\ hung:\ killed\ after\ 5\ s\ \(--step-timeout\),\ but\ pid\ [0-9]+\ \(dd\)\ is\ not\ dead\ 10\ s\ after\ SIGKILL\ \(stuck\ in\ the\ kernel\)\;\ pid\ [0-9]+\ \(dd\)\ state\ D:\ [a-z_]+ ]]; then
@@ -182,5 +205,63 @@ else
 fi
 refused "--step-timeout takes seconds" "--step-timeout: 'x' is not a number of seconds" \
 	dmfault hunt --step-timeout x
+
+# --- installed: make install-tools, run from outside the checkout ---------------
+# The installed tool finds its helper and catalogue beside itself
+# (PREFIX/libexec/dmfault, PREFIX/share/dmfault).  tmpfs and ext4, a few
+# steps each: the ext4 image is on the first free loop device, which the
+# step and teardown read from $DMF_ENV; the scratch directory is a new one
+# in $TMPDIR, removed afterwards with its loop device detached.
+I=$H/inst
+out=$(make -s -C "$top" install-tools DESTDIR=$I PREFIX=/usr 2>&1)
+expect "make install-tools DESTDIR PREFIX=/usr" "0 " "$? $out"
+expect "installed: the tool, its helper, catalogue, man page and completion" \
+	"libexec/dmfault/dmf-hunt sbin/dmfault share/bash-completion/completions/dmfault share/dmfault/hunt.catalog share/man/man8/dmfault.8" \
+	"$(cd $I/usr && find . -type f | sed 's|^\./||' | sort | paste -sd' ')"
+check "a \$TMPDIR and a working directory outside the checkout" mkdir -p $H/tmp $H/cwd
+out=$(cd $H/cwd && TMPDIR=$H/tmp $I/usr/sbin/dmfault hunt -v --max-steps 3 tmpfs ext4 \
+	2> $H/err)
+rc=$?
+rows=$(echo "$out" | awk '$1 == "tmpfs" || $1 == "ext4" {print $1, $2, $5, $6, $7}' | paste -sd,)
+expect "installed hunt tmpfs ext4: exit 0, 3 steps each, no finding" \
+	"0 tmpfs 3 max steps 0,ext4 3 max steps 0" "$rc $rows"
+if grep -Eq "^hunt: ext4: $I/usr/libexec/dmfault/dmf-hunt mount ext4 /dev/loop[0-9]+ $H/tmp/dmf-hunt\.[A-Za-z0-9]{6}/mnt\$" \
+	$H/err; then
+	ok "installed hunt: its own helper, a loop device from losetup -f, the scratch directory in \$TMPDIR"
+else
+	fail "installed hunt: its own helper, a loop device from losetup -f, the scratch directory in \$TMPDIR" \
+		"$(grep '^hunt: ' $H/err)" "$out"
+fi
+expect "installed hunt: its loop device is detached, its scratch directory removed" "0 " \
+	"$(losetup -a | grep -c "$H/tmp") $(ls $H/tmp)"
+
+printf '[a]\nstep = true\nstpe = true\n' > $H/bad.catalog
+out=$(cd $H/cwd && TMPDIR=$H/tmp $I/usr/sbin/dmfault hunt --catalog $H/bad.catalog 2>&1)
+expect "a catalogue with an unknown key: exit 1, FILE:LINE and the key, nothing run" \
+	"1 dmfault: hunt: $H/bad.catalog:3: unknown key 'stpe' (setup, step, post, teardown or knobs) " \
+	"$? $out $(ls $H/tmp)"
+printf '[a]\nsetup = echo 1X=y >> $DMF_ENV\nstep = $DMF_HUNT timerfd\n' > $H/env.catalog
+out=$(cd $H/cwd && $I/usr/sbin/dmfault hunt --catalog $H/env.catalog --dir $H/mine 2>&1)
+rc=$?
+if [ $rc = 0 ] && [[ $out == *"a: skipped: setup: \$DMF_ENV line 1: '1X=y' is not KEY=VALUE"* ]] &&
+	[ -d $H/mine ]; then
+	ok "a setup's bad \$DMF_ENV line skips its path; --dir is kept"
+else
+	fail "a setup's bad \$DMF_ENV line skips its path; --dir is kept" "rc $rc" "$out"
+fi
+if modprobe ts_kmp; then
+	out=$(cd $H/cwd && $I/usr/sbin/dmfault hunt --max-steps 1 module 2>&1)
+	expect "module: ts_kmp loaded before the hunt: skipped, and still loaded" \
+		"0 module: skipped: setup failed (status 1): ts_kmp is loaded: not swept yes" \
+		"$? $(echo "$out" | grep '^module: ') $([ -e /sys/module/ts_kmp ] && echo yes)"
+	check "rmmod ts_kmp" rmmod ts_kmp
+else
+	skip "module: a loaded ts_kmp is skipped" "no ts_kmp module"
+fi
+check "remove the installed helper" rm $I/usr/libexec/dmfault/dmf-hunt
+out=$(cd $H/cwd && $I/usr/sbin/dmfault hunt tmpfs 2>&1)
+expect "without its helper: exit 1, both places named" \
+	"1 dmfault: hunt: no helper: neither $I/usr/libexec/dmfault/dmf-hunt nor $I/usr/sbin/dmf-hunt is there" \
+	"$? $out"
 rm -rf $H
 ktap_end

@@ -3,7 +3,8 @@
  * dmf-hunt: one short trip through a kernel path, for the paths of
  * `dmfault hunt` that no standard command reaches in a few system calls.
  * Static, so that a sweep's steps go to the kernel path and not to the
- * dynamic loader, and nothing is read from the 9p root after the exec.
+ * dynamic loader.  Installed as PREFIX/libexec/dmfault/dmf-hunt; the
+ * catalogue names it $DMF_HUNT.
  *
  *   dmf-hunt [--plant FILE] [--hang] OP [ARG...]
  *
@@ -29,7 +30,6 @@
  * wait for a signal forever, a stand-in for an error path that hangs (the
  * test of dmfault's --step-timeout).
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/io_uring.h>
