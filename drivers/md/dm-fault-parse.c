@@ -107,8 +107,18 @@ static int fault_parse_u32(const char *s, u32 *v)
 	return 0;
 }
 
-/* Bytes with an optional binary unit, at most @max: 4096, 4k, 1m, 1g. */
-static int fault_parse_size(const char *s, u64 max, u64 *v)
+/**
+ * fault_parse_size - parse bytes with an optional binary unit: 4096, 4k, 1m, 1g
+ * @s: the text; the unit is k, m or g in either case, powers of 1024
+ * @max: the largest value taken
+ * @v: the result in bytes
+ *
+ * dmfault reads its own size options with this function, so the tool and
+ * the target take one notation.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int fault_parse_size(const char *s, u64 max, u64 *v)
 {
 	char num[24];
 	size_t n = strlen(s);

@@ -232,6 +232,7 @@ void fault_rule_cfg_destroy(struct fault_rule_cfg *cfg);
 int fault_rule_cfg_parse(struct fault_rule_cfg *cfg, const char *text, struct fault_rule_err *err);
 int fault_rule_cfg_format(const struct fault_rule_cfg *cfg, char *buf, size_t len);
 int fault_parse_duration(const char *s, u64 *ns);
+int fault_parse_size(const char *s, u64 max, u64 *v);
 int fault_parse_ops(char *s, unsigned int *mask);
 int fault_parse_status(const char *s, enum fault_sts *st);
 int fault_format_duration(u64 ns, char *buf, size_t len);

@@ -37,47 +37,54 @@ static void test_info(void)
 	unsigned int i;
 	int r;
 
-	r = dft_parse_info(INFO_OPS " 2 1:10:5:1:error:1:7 3:0:0:0:drop:0:18446744073709551615 2",
+	r = dft_parse_info(INFO_OPS " 2 1:10:5:1:error:1:7 3:0:0:0:drop:0:18446744073709551615 2 - -",
 			   &st, &err);
 	ktap_check(!r && st.nr_ops == 6 && st.nr_rules == 2, "info: ops and rules counted");
 	ktap_check(!r && !strcmp(st.rules[0].action, "error") && st.rules[0].enabled == 1 &&
-		   st.rules[0].has_seed && st.rules[0].seed == 7 && st.rules[0].injected == 1 &&
+		   st.rules[0].seed == 7 && st.rules[0].injected == 1 &&
 		   !strcmp(st.rules[1].action, "drop") && st.rules[1].enabled == 0 &&
 		   st.rules[1].seed == UINT64_MAX, "info: a rule's action, flag and seed");
-	ktap_check(!r && st.has_held && st.held == 2 && !st.cache,
-		   "info: the held count, no cache mode");
-	dft_stats_free(&st);
-	r = dft_parse_info(INFO_OPS " 1 1:10:5:1:error:1:7 4 -", &st, &err);
-	ktap_check(!r && st.nr_rules == 1 && st.held == 4 && st.cache && !strcmp(st.cache, "-"),
-		   "info: the cache mode off");
-	dft_stats_free(&st);
-	r = dft_parse_info(INFO_OPS " 0 0 wb:64:3:1", &st, &err);
-	ktap_check(!r && st.has_held && !st.held && st.cache && !strcmp(st.cache, "wb:64:3:1"),
-		   "info: the cache mode's fields, kept as a word");
-	dft_stats_free(&st);
-	r = dft_parse_info(INFO_OPS " 0 2 on:1:2 x 7", &st, &err);
-	ktap_check(!r && st.held == 2 && st.cache && !strcmp(st.cache, "on:1:2"),
-		   "info: words after the cache word (a newer target) are left alone");
-	dft_stats_free(&st);
-	r = dft_parse_info(INFO_OPS " 2 1:10:5:1 3:0:0:0", &st, &err);
-	ktap_check(!r && st.nr_ops == 6 && st.nr_rules == 2 && !st.has_held && !st.cache,
-		   "info: an older target's status");
+	ktap_check(!r && st.held == 2 && !strcmp(st.cache, "-") && !strcmp(st.bad, "-"),
+		   "info: the held count, no cache mode, no bad-block map");
 	ktap_check(!r && !strcmp(st.ops[1].name, "write") && st.ops[1].bios == 2 &&
 		   st.ops[1].bytes == 8192 && st.ops[1].failed == 1 && st.ops[1].failed_bytes == 4096,
 		   "info: an op entry");
 	ktap_check(!r && st.rules[0].id == 1 && st.rules[0].seen == 10 && st.rules[0].matched == 5 &&
-		   st.rules[0].injected == 1 && st.rules[1].id == 3 && st.rules[0].enabled == -1 &&
-		   !st.rules[0].action[0] && !st.rules[0].has_seed,
-		   "info: rule entries without action, flag and seed");
+		   st.rules[1].id == 3, "info: a rule's id and counters");
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 0 0 wb:64:3:1 on:0:1:8:2:1:0", &st, &err);
+	ktap_check(!r && !st.held && !strcmp(st.cache, "wb:64:3:1") &&
+		   !strcmp(st.bad, "on:0:1:8:2:1:0"),
+		   "info: the cache mode's and the map's fields, kept as words");
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 0 2 on:1:2 - x 7", &st, &err);
+	ktap_check(!r && st.held == 2 && !strcmp(st.cache, "on:1:2") && !strcmp(st.bad, "-"),
+		   "info: words after the map's word (a newer target) are left alone");
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 2 1:10:5:1 3:0:0:0 0 - -", &st, &err);
+	ktap_check(r == -EINVAL && err && !strcmp(err, "bad rule entry"),
+		   "info: a rule entry of four fields is refused: %s", err ? err : "no error");
 	dft_stats_free(&st);
 	r = dft_parse_info(INFO_OPS " 0", &st, &err);
+	ktap_check(r == -EINVAL && err && !strcmp(err, "held count missing"),
+		   "info: no held count: %s", err ? err : "no error");
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 0 1", &st, &err);
+	ktap_check(r == -EINVAL && err && !strcmp(err, "cache word missing"),
+		   "info: no cache word: %s", err ? err : "no error");
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 0 1 -", &st, &err);
+	ktap_check(r == -EINVAL && err && !strcmp(err, "bad-block map word missing"),
+		   "info: no map word: %s", err ? err : "no error");
+	dft_stats_free(&st);
+	r = dft_parse_info(INFO_OPS " 0 0 - -", &st, &err);
 	ktap_check(!r && st.nr_rules == 0, "info: no rules");
 	dft_stats_free(&st);
-	r = dft_parse_info("  " INFO_OPS "  0  3  wt:1:2 ", &st, &err);
-	ktap_check(!r && st.nr_ops == 6 && st.held == 3 && st.cache && !strcmp(st.cache, "wt:1:2"),
+	r = dft_parse_info("  " INFO_OPS "  0  3  wt:1:2  - ", &st, &err);
+	ktap_check(!r && st.nr_ops == 6 && st.held == 3 && !strcmp(st.cache, "wt:1:2"),
 		   "info: extra spaces around the held count and the cache mode");
 	dft_stats_free(&st);
-	r = dft_parse_info("1 read:18446744073709551615:0:0:0 0", &st, &err);
+	r = dft_parse_info("1 read:18446744073709551615:0:0:0 0 0 - -", &st, &err);
 	ktap_check(!r && st.ops[0].bios == UINT64_MAX, "info: the largest counter");
 	dft_stats_free(&st);
 	r = dft_parse_info(NULL, &st, &err);
@@ -104,10 +111,10 @@ static void test_info_many_rules(void)
 	dft_buf_add(&b, "%s 300", INFO_OPS);
 	for (i = 0; i < 300; i++)
 		dft_buf_add(&b, " %u:%u:1:1:error:1:%u", i + 1, i, i);
-	dft_buf_add(&b, " 0");
+	dft_buf_add(&b, " 0 - -");
 	r = dft_parse_info(b.text, &st, &err);
 	ktap_check(!r && st.nr_rules == 300 && st.rules[299].id == 300 &&
-		   st.rules[299].seen == 299 && st.rules[8].seed == 8 && st.has_held && !st.held,
+		   st.rules[299].seen == 299 && st.rules[8].seed == 8 && !st.held,
 		   "info: 300 rules");
 	dft_stats_free(&st);
 	dft_buf_free(&b);
@@ -257,24 +264,25 @@ static void test_kmsg(void)
 
 static void test_counters(void)
 {
+	static const char file[] = "seen 12\nevaluated 5\npassed 2\ninjected 3\n";
 	uint64_t v = 0;
 
-	ktap_check(!dft_find_counter("evaluated 5\ninjected 3\n", "injected", &v) && v == 3,
-		   "counter: 'injected 3'");
-	ktap_check(!dft_find_counter("evaluated: 1\ninjected: 7", "injected", &v) && v == 7,
-		   "counter: 'injected: 7'");
-	ktap_check(!dft_find_counter("injected=9 evaluated=1", "injected", &v) && v == 9,
-		   "counter: 'injected=9'");
-	ktap_check(!dft_find_counter("{\"injected\": 4}", "\"injected\"", &v) && v == 4,
-		   "counter: JSON-ish");
+	ktap_check(!dft_find_counter(file, "injected", &v) && v == 3, "counter: injected 3");
+	ktap_check(!dft_find_counter(file, "seen", &v) && v == 12, "counter: the first line");
+	ktap_check(!dft_find_counter("injected 18446744073709551615", "injected", &v) &&
+		   v == UINT64_MAX, "counter: the largest, no newline");
 	ktap_check(dft_find_counter("not_injected 5", "injected", &v) == -ENOENT,
 		   "counter: a longer name does not match");
-	ktap_check(dft_find_counter("injected x", "injected", &v) == -ENOENT,
-		   "counter: no number");
 	ktap_check(dft_find_counter("injectedness 5\ninjected 6", "injected", &v) == 0 && v == 6,
 		   "counter: skips a prefix match");
-	ktap_check(!dft_find_counter("42\n", NULL, &v) && v == 42, "counter: a bare number");
-	ktap_check(dft_find_counter("", NULL, &v) == -ENOENT, "counter: an empty file");
+	ktap_check(dft_find_counter("x injected 5", "injected", &v) == -ENOENT,
+		   "counter: a name inside a line does not match");
+	ktap_check(dft_find_counter("injected x", "injected", &v) == -ENOENT,
+		   "counter: no number");
+	ktap_check(dft_find_counter("injected 3x", "injected", &v) == -ENOENT,
+		   "counter: a number with junk after it");
+	ktap_check(dft_find_counter("injected \n", "injected", &v) == -ENOENT,
+		   "counter: an empty value");
 	ktap_check(dft_find_counter("", "injected", &v) == -ENOENT, "counter: missing");
 }
 

@@ -362,8 +362,6 @@ DFT_HANDLER(dft_cmd_alloc_mark)
 			continue;
 		}
 		r = dft_mark(pid, mark);
-		if (r == -ENOENT)
-			return dft_err("%s/mark: not provided by this dmf_alloc", dft_debugfs());
 		if (r)
 			ret = dft_err("%s %s: %s", mark ? "mark" : "unmark", argv[i], strerror(-r));
 	}
@@ -372,37 +370,22 @@ DFT_HANDLER(dft_cmd_alloc_mark)
 
 /* ---- run ------------------------------------------------------------------ */
 
-/* Injected faults so far in the selected hooks, from their counters. */
+/* Injected faults so far in the selected hooks, from their counters files. */
 static int dft_injected(unsigned int mask, uint64_t *total)
 {
-	static const char *const files[] = { "counters", "stats", "status" };
 	char path[512], text[DFT_KNOB_MAX];
-	unsigned int h, f;
+	unsigned int h;
 	uint64_t v;
-	bool found;
 
 	*total = 0;
 	for (h = 0; h < ARRAY_SIZE(dft_hooks); h++) {
 		if (!(mask & (1U << h)))
 			continue;
-		found = false;
-		snprintf(path, sizeof(path), "%s/%s/injected", dft_debugfs(), dft_hooks[h]);
-		if (!dft_read_file(path, text, sizeof(text)) &&
-		    !dft_find_counter(text, NULL, &v)) {
-			*total += v;
-			continue;
-		}
-		for (f = 0; f < ARRAY_SIZE(files) && !found; f++) {
-			snprintf(path, sizeof(path), "%s/%s/%s", dft_debugfs(), dft_hooks[h],
-				 files[f]);
-			if (!dft_read_file(path, text, sizeof(text)) &&
-			    !dft_find_counter(text, "injected", &v)) {
-				*total += v;
-				found = true;
-			}
-		}
-		if (!found)
+		snprintf(path, sizeof(path), "%s/%s/counters", dft_debugfs(), dft_hooks[h]);
+		if (dft_read_file(path, text, sizeof(text)) ||
+		    dft_find_counter(text, "injected", &v))
 			return -ENOENT;
+		*total += v;
 	}
 	return 0;
 }
@@ -717,19 +700,16 @@ static int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, in
 	r = dft_mark(c.pid, true);
 	if (r) {
 		dft_release_wait(&c, false);
-		if (r == -ENOENT)
-			return dft_err("%s/mark: not provided by this dmf_alloc", dft_debugfs());
-		return dft_err("cannot mark process %d: %s", (int)c.pid, strerror(-r));
+		return dft_err("cannot mark process %d: %s/mark: %s", (int)c.pid, dft_debugfs(),
+			       strerror(-r));
 	}
 	if (nth > 0) {
 		snprintf(val, sizeof(val), "%d %lld", (int)c.pid, nth);
 		r = dft_write_file(dft_top_file(path, sizeof(path), "fail-nth"), val);
 		if (r) {
 			dft_release_wait(&c, false);
-			if (r == -ENOENT)
-				return dft_err("%s/fail-nth: not provided by this dmf_alloc",
-					       dft_debugfs());
-			return dft_err("cannot set fail-nth of %d: %s", (int)c.pid, strerror(-r));
+			return dft_err("cannot set fail-nth of %d: %s: %s", (int)c.pid, path,
+				       strerror(-r));
 		}
 	}
 	*cmd_status = dft_release_wait(&c, true);

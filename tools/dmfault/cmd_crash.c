@@ -138,14 +138,14 @@ static int dft_ct_cache(struct dft_cache_stat *c)
 {
 	struct dft_stats st = { .cache = NULL };
 	struct dft_dev dev;
-	const char *err = "no cache word";
+	const char *err = "the cache is off";
 	int r;
 
 	r = dft_dm_get(DFT_CT_NAME, false, &dev);
 	if (r)
 		return r;
 	r = dev.fault < 0 ? -EPROTO : dft_parse_info(dev.segs[dev.fault].params, &st, &err);
-	if (!r && (!st.cache || dft_parse_cache(st.cache, c)))
+	if (!r && dft_parse_cache(st.cache, c))
 		r = -EPROTO;
 	if (r)
 		dft_err("%s: cannot read the cache's status: %s", DFT_CT_NAME, err);

@@ -98,7 +98,7 @@ static bool dft_name_ok(const char *name)
 /*
  * The target refused @rule with -errno @r.  Its syntax passed the target's
  * own parser before it was sent (dft_check_rules()), so the refusal is about
- * the device (a replace naming another id, a module older than the tool):
+ * the device (a replace naming an id it does not have, a full rule set):
  * say what the kernel logged.
  */
 int dft_rule_refused(const char *name, const char *rule, int r, const char *kreason)

@@ -107,10 +107,6 @@ static void dft_rate_str(const struct dft_opts *o, double v, bool bytes, char *b
 		snprintf(buf, len, v < 10 ? "%.1f" : "%.0f", v);
 }
 
-static const char *dft_yes_no(int enabled)
-{
-	return enabled < 0 ? "-" : enabled ? "yes" : "no";
-}
 
 /* The op table: counts, or rates per second against @prev. */
 static void dft_stats_human_ops(const struct dft_opts *o, const struct dft_sample *s,
@@ -155,7 +151,7 @@ static void dft_stats_human_rule(const struct dft_opts *o, const struct dft_rule
 
 	if (!prev) {
 		printf("  %-4u %-8s %-7s %10llu %10llu %10llu  %llu\n", rs->id,
-		       rs->action[0] ? rs->action : "-", dft_yes_no(rs->enabled),
+		       rs->action, rs->enabled ? "yes" : "no",
 		       (unsigned long long)rs->seen,
 		       (unsigned long long)rs->matched, (unsigned long long)rs->injected,
 		       (unsigned long long)rs->seed);
@@ -165,8 +161,8 @@ static void dft_stats_human_rule(const struct dft_opts *o, const struct dft_rule
 	dft_rate_str(o, dft_rate(rs->seen, prs->seen, secs), false, a, sizeof(a));
 	dft_rate_str(o, dft_rate(rs->matched, prs->matched, secs), false, b, sizeof(b));
 	dft_rate_str(o, dft_rate(rs->injected, prs->injected, secs), false, c, sizeof(c));
-	printf("  %-4u %-8s %-7s %10s %10s %10s\n", rs->id,
-	       rs->action[0] ? rs->action : "-", dft_yes_no(rs->enabled), a, b, c);
+	printf("  %-4u %-8s %-7s %10s %10s %10s\n", rs->id, rs->action,
+	       rs->enabled ? "yes" : "no", a, b, c);
 }
 
 /* Named counters: " name=value..." on a line, or members of the JSON object. */
@@ -190,7 +186,7 @@ static void dft_stats_cache(struct dft_json *j, const struct dft_sample *s)
 {
 	struct dft_cache_stat c;
 
-	if (!s->st.cache || dft_parse_cache(s->st.cache, &c))
+	if (dft_parse_cache(s->st.cache, &c))
 		return;
 	if (j) {
 		dft_json_begin(j, "cache", '{');
@@ -208,7 +204,7 @@ static void dft_stats_bad(struct dft_json *j, const struct dft_sample *s)
 {
 	struct dft_bad_stat b;
 
-	if (!s->st.bad || dft_parse_bad(s->st.bad, &b))
+	if (dft_parse_bad(s->st.bad, &b))
 		return;
 	if (j) {
 		dft_json_begin(j, "bad", '{');
@@ -227,11 +223,8 @@ static void dft_stats_human(const struct dft_opts *o, const struct dft_sample *s
 {
 	unsigned int i;
 
-	printf("%s: %s on %s, %u rule%s", s->name, s->type, s->disk, s->st.nr_rules,
-	       s->st.nr_rules == 1 ? "" : "s");
-	if (s->st.has_held)
-		printf(", held %llu", (unsigned long long)s->st.held);
-	printf("\n");
+	printf("%s: %s on %s, %u rule%s, held %llu\n", s->name, s->type, s->disk,
+	       s->st.nr_rules, s->st.nr_rules == 1 ? "" : "s", (unsigned long long)s->st.held);
 	dft_stats_human_ops(o, s, prev, secs);
 	dft_stats_cache(NULL, s);
 	dft_stats_bad(NULL, s);
@@ -266,7 +259,7 @@ static void dft_stats_json_op(struct dft_json *j, const struct dft_op_stat *op,
 	dft_json_end(j, '}');
 }
 
-/* One rule of the JSON array: null for what an older target does not give. */
+/* One rule of the JSON array. */
 static void dft_stats_json_rule(struct dft_json *j, const struct dft_rule_stat *rs,
 				const struct dft_stats *prev, double secs)
 {
@@ -274,21 +267,12 @@ static void dft_stats_json_rule(struct dft_json *j, const struct dft_rule_stat *
 
 	dft_json_begin(j, NULL, '{');
 	dft_json_u64(j, "id", rs->id);
-	if (rs->action[0])
-		dft_json_str(j, "action", rs->action);
-	else
-		dft_json_null(j, "action");
-	if (rs->enabled >= 0)
-		dft_json_bool(j, "enabled", rs->enabled);
-	else
-		dft_json_null(j, "enabled");
+	dft_json_str(j, "action", rs->action);
+	dft_json_bool(j, "enabled", rs->enabled);
 	dft_json_u64(j, "seen", rs->seen);
 	dft_json_u64(j, "matched", rs->matched);
 	dft_json_u64(j, "injected", rs->injected);
-	if (rs->has_seed)
-		dft_json_u64(j, "seed", rs->seed);
-	else
-		dft_json_null(j, "seed");
+	dft_json_u64(j, "seed", rs->seed);
 	if (prev) {
 		prs = dft_prev_rule(prev, rs->id);
 		dft_json_double(j, "seen_per_s", dft_rate(rs->seen, prs->seen, secs));
@@ -307,8 +291,7 @@ static void dft_stats_json(struct dft_json *j, const struct dft_sample *s,
 	dft_json_str(j, "name", s->name);
 	dft_json_str(j, "disk", s->disk);
 	dft_json_str(j, "target", s->type);
-	if (s->st.has_held)
-		dft_json_u64(j, "held", s->st.held);
+	dft_json_u64(j, "held", s->st.held);
 	dft_stats_cache(j, s);
 	dft_stats_bad(j, s);
 	dft_json_begin(j, "ops", '{');

@@ -98,18 +98,16 @@ struct dft_op_stat {
 
 struct dft_rule_stat {
 	unsigned int id;
-	char action[DFT_NAME_LEN];	/* "": not known (an older target) */
-	int enabled;			/* -1: not known */
+	char action[DFT_NAME_LEN];
+	bool enabled;
 	uint64_t seen, matched, injected, seed;
-	bool has_seed;
 };
 
 /* The counters of the INFO status. */
 struct dft_stats {
-	bool has_held;			/* false: an older target */
 	uint64_t held;			/* bios held by delay and stall rules */
-	char *cache;			/* the cache mode word as given; NULL: none */
-	char *bad;			/* the bad-block map's word as given; NULL: none */
+	char *cache;			/* the cache mode word as given, "-": off */
+	char *bad;			/* the bad-block map's word as given, "-": none */
 	unsigned int nr_ops;
 	struct dft_op_stat *ops;
 	unsigned int nr_rules;

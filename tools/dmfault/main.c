@@ -793,7 +793,7 @@ static int dft_set_opt(const struct dft_cmd *cmd, struct dft_opts *o,
 	case DFT_OPT_SIZE:
 		r = dft_parse_size(val, &u);
 		if (r)
-			return dft_usage_err(cmd, "--%s: '%s' is not a size (512, 4k, 1M, 8s, 1GiB)",
+			return dft_usage_err(cmd, "--%s: '%s' is not a size (4096, 4k, 1m, 1g)",
 					     opt->name, val);
 		if (u % 512)
 			return dft_usage_err(cmd, "--%s: %s is not a multiple of 512 bytes",

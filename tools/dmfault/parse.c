@@ -79,11 +79,7 @@ static int dft_parse_op_entry(char *tok, struct dft_op_stat *op)
 	return 0;
 }
 
-/*
- * "id:seen:matched:injected:action:enabled:seed": a rule entry of the INFO
- * status.  A target older than the action, flag and seed gives only the
- * first four fields: those three are then unknown.
- */
+/* "id:seen:matched:injected:action:enabled:seed": a rule entry of the INFO status. */
 static int dft_parse_rule_entry(char *tok, struct dft_rule_stat *rs)
 {
 	uint64_t enabled;
@@ -93,22 +89,17 @@ static int dft_parse_rule_entry(char *tok, struct dft_rule_stat *rs)
 	for (n = 0; n < 7 && tok; n++)
 		f[n] = strsep(&tok, ":");
 	memset(rs, 0, sizeof(*rs));
-	rs->enabled = -1;
-	if (tok || (n != 4 && n != 7))
+	if (tok || n != 7)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
 		if (!*f[i])
 			return -EINVAL;
 	if (dft_parse_uint(f[0], &rs->id) || dft_parse_u64(f[1], &rs->seen) ||
-	    dft_parse_u64(f[2], &rs->matched) || dft_parse_u64(f[3], &rs->injected))
-		return -EINVAL;
-	if (n == 4)
-		return 0;
-	if (dft_copy_name(rs->action, f[4]) || dft_parse_u64(f[5], &enabled) || enabled > 1 ||
+	    dft_parse_u64(f[2], &rs->matched) || dft_parse_u64(f[3], &rs->injected) ||
+	    dft_copy_name(rs->action, f[4]) || dft_parse_u64(f[5], &enabled) || enabled > 1 ||
 	    dft_parse_u64(f[6], &rs->seed))
 		return -EINVAL;
 	rs->enabled = enabled;
-	rs->has_seed = true;
 	return 0;
 }
 
@@ -179,13 +170,15 @@ int dft_parse_bad(const char *word, struct dft_bad_stat *b)
 	return dft_parse_counters(s, b->v, DFT_NR_BAD);
 }
 
-/* The next word of @s, copied to *@word; none: *@word stays NULL. */
-static int dft_parse_info_word(char **s, char **word, const char **err)
+/* The next word of @s, copied to *@word; @what names it when it is missing. */
+static int dft_parse_info_word(char **s, char **word, const char *what, const char **err)
 {
 	char *tok = dft_token(s, " ");
 
-	if (!tok)
-		return 0;
+	if (!tok) {
+		*err = what;
+		return -EINVAL;
+	}
 	*word = strdup(tok);
 	if (!*word) {
 		*err = "out of memory";
@@ -195,36 +188,28 @@ static int dft_parse_info_word(char **s, char **word, const char **err)
 }
 
 /*
- * "[<held> [<cache> [<bad>]]]": the end of the INFO status.  The cache word
- * ("-" when off, or colon-separated fields) and the bad-block map's word
- * ("-" when there is no map) are kept as they are; words after them belong
- * to a newer target and are left alone, so that this tool reads its status.
+ * "<held> <cache> <bad>": the end of the INFO status.  The cache word ("-"
+ * when off, or colon-separated fields) and the bad-block map's word ("-"
+ * when there is no map) are kept as they are; words after them belong to
+ * a newer target and are left alone, so that this tool reads its status.
  */
 static int dft_parse_info_tail(char *s, struct dft_stats *st, const char **err)
 {
 	char *tok = dft_token(&s, " ");
-	int r;
 
-	if (!tok)
-		return 0;
-	if (dft_parse_u64(tok, &st->held)) {
-		*err = "bad held count";
+	if (!tok || dft_parse_u64(tok, &st->held)) {
+		*err = tok ? "bad held count" : "held count missing";
 		return -EINVAL;
 	}
-	st->has_held = true;
-	r = dft_parse_info_word(&s, &st->cache, err);
-	if (r || !st->cache)
-		return r;
-	return dft_parse_info_word(&s, &st->bad, err);
+	return dft_parse_info_word(&s, &st->cache, "cache word missing", err) ?:
+	       dft_parse_info_word(&s, &st->bad, "bad-block map word missing", err);
 }
 
 /**
  * dft_parse_info - parse the INFO status of a fault target
  * @status: "<nr_ops> <op>:<bios>:<bytes>:<failed>:<failed_bytes>... <nr_rules>
  *          <id>:<seen>:<matched>:<injected>:<action>:<enabled>:<seed>... <held>
- *          [<cache> [<bad>]]" (an older target: rule entries of four fields,
- *          no held count; a target without a cache mode or a bad-block map:
- *          no cache or bad word)
+ *          <cache> <bad>"
  * @st: filled in; free with dft_stats_free() (also after an error)
  * @err: on failure, what was wrong
  *
@@ -611,10 +596,8 @@ int dft_parse_kmsg(const char *record, int *level, uint64_t *usec, const char **
 }
 
 /**
- * dft_find_counter - a counter in a debugfs file's text
- * @text: lines like "injected 5", "injected: 5" or "injected=5" (several
- *        pairs on a line are allowed), or a file holding just the number
- *        when @key is NULL
+ * dft_find_counter - a counter of a dmf_alloc counters file
+ * @text: lines "<name> <value>", as the file gives them
  * @key: the counter's name
  * @val: its value
  *
@@ -622,40 +605,19 @@ int dft_parse_kmsg(const char *record, int *level, uint64_t *usec, const char **
  */
 int dft_find_counter(const char *text, const char *key, uint64_t *val)
 {
-	size_t klen = key ? strlen(key) : 0;
+	size_t klen = strlen(key), n;
 	const char *p = text;
 	char num[24];
-	size_t n;
 
-	if (!key) {
-		n = strcspn(text, "\n");
-		if (n && n < sizeof(num)) {
-			memcpy(num, text, n);
-			num[n] = '\0';
-			if (!dft_parse_u64(num, val))
-				return 0;
-		}
-		return -ENOENT;
-	}
-	while ((p = strstr(p, key)) != NULL) {
-		bool start = p == text || strchr(" \t\n,;{", p[-1]);
-		const char *v = p + klen;
-
-		p += klen;
-		if (!start)
+	for (; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n')) {
+		if (strncmp(p, key, klen) || p[klen] != ' ')
 			continue;
-		if (*v == ':' || *v == '=')
-			v++;
-		else if (*v != ' ' && *v != '\t')
-			continue;
-		v += strspn(v, " \t\"");
-		n = strspn(v, "0123456789");
+		n = strcspn(p + klen + 1, "\n");
 		if (!n || n >= sizeof(num))
-			continue;
-		memcpy(num, v, n);
+			return -ENOENT;
+		memcpy(num, p + klen + 1, n);
 		num[n] = '\0';
-		if (!dft_parse_u64(num, val))
-			return 0;
+		return dft_parse_u64(num, val) ? -ENOENT : 0;
 	}
 	return -ENOENT;
 }

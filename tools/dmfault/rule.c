@@ -54,6 +54,23 @@ int dft_rule_check(const char *rule, struct dft_rule_err *err)
 	return 0;
 }
 
+/**
+ * dft_parse_size - a size as the target reads one: 4096, 4k, 1m, 1g
+ * @s: the text
+ * @bytes: the size in bytes
+ *
+ * Return: 0 or -EINVAL.
+ */
+int dft_parse_size(const char *s, uint64_t *bytes)
+{
+	u64 v;
+
+	if (fault_parse_size(s, U64_MAX, &v))
+		return -EINVAL;
+	*bytes = v;
+	return 0;
+}
+
 bool dft_is_status_name(const char *s)
 {
 	enum fault_sts st;

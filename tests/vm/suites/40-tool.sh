@@ -377,8 +377,9 @@ for k in task-filter ignore-gfp-wait; do
 	echo N >"$F/failslab/$k"
 	echo N >"$F/fail_page_alloc/$k"
 done
-echo 0 >"$F/failslab/injected"
-printf 'evaluated 0\npassed 0\ninjected 0\n' >"$F/fail_page_alloc/counters"
+for h in failslab fail_page_alloc; do
+	printf 'seen 0\nevaluated 0\npassed 0\ninjected 0\n' >"$F/$h/counters"
+done
 : >"$F/mark"
 : >"$F/fail-nth"
 cat >"$F/cmd" <<EOF
@@ -388,12 +389,11 @@ cat >"$F/cmd" <<EOF
 read -r pid nth <"$F/fail-nth" 2>/dev/null
 [ "\$pid" = "\$\$" ] || nth=0
 bump() {
-	if [ "\$1" = page ]; then
-		n=\$(awk '/injected/ {print \$2}' $F/fail_page_alloc/counters)
-		printf 'evaluated 0\npassed 0\ninjected %d\n' \$((n + 1)) >$F/fail_page_alloc/counters
-	else
-		echo \$((\$(cat $F/failslab/injected) + 1)) >$F/failslab/injected
-	fi
+	local c=$F/failslab/counters n
+
+	[ "\$1" = page ] && c=$F/fail_page_alloc/counters
+	n=\$(awk '\$1 == "injected" {print \$2}' \$c)
+	printf 'seen 0\nevaluated 0\npassed 0\ninjected %d\n' \$((n + 1)) >\$c
 }
 if [ "\${nth:-0}" -ge 1 ] && [ "\$nth" -le 3 ]; then
 	echo "\$\$ 0" >$F/fail-nth
@@ -493,7 +493,7 @@ expect "stand-in: nth-sweep --exec (held before the exec)" "0 4" \
 expect "stand-in: fail-nth entries are dropped after each step" "-" \
 	"$(cut -c1 "$F/fail-nth")"
 rm -f "$F/fail-nth"
-want "stand-in: nth-sweep without fail-nth names the cause" 1 "fail-nth: not provided" \
+want "stand-in: nth-sweep without fail-nth names the cause" 1 "fail-nth: No such file or directory" \
 	dmfault run --nth-sweep -- "$F/cmd"
 export DMFAULT_DEBUGFS=/nonexistent
 want "alloc without the module names the cause" 1 \
