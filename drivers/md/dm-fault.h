@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dm-fault: types shared by the target (dm-fault.c), its rule set
- * (dm-fault-rules.c), actions (dm-fault-actions.c), compatibility
- * tables (dm-fault-compat.c) and volatile write cache (dm-fault-cache.c).
+ * dm-fault: types shared by the target (dm-fault.c), the device context
+ * every fault target builds on (dm-fault-ctx.c), its rule set
+ * (dm-fault-rules.c), actions (dm-fault-actions.c), compatibility tables
+ * (dm-fault-compat.c, dm-fault-dust.c), volatile write cache
+ * (dm-fault-cache.c) and bad-block map (dm-fault-bad.c).
  */
 #ifndef _DM_FAULT_H
 #define _DM_FAULT_H
@@ -176,7 +178,7 @@ static inline const char *fault_dev_name(struct fault_c *fc)
 	return dm_device_name(dm_table_get_md(fc->ti->table));
 }
 
-/* dm-fault.c */
+/* dm-fault-ctx.c */
 int fault_ctx_create(struct dm_target *ti, enum fault_compat kind);
 void fault_ctx_destroy(struct dm_target *ti);
 int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
