@@ -83,23 +83,14 @@ maple_bytes() {
 }
 
 # bad_load DMDEV FIRST STRIDE N: N one-sector bad ranges, one every STRIDE
-# sectors from sector FIRST, the kinds alternating (status=eio,
-# status=medium) so that none merge, 8192 ranges a message; a note gives
+# sectors from sector FIRST (tests/vm/bin/dmf-bad-ranges); a note gives
 # the map's memory (the load time is the tool's to measure: guest time
 # under -icount includes the 9p waits of every program started)
 bad_load() {
-	local dm=$1 a=$2 stride=$3 n=$4 m0 m1
+	local dm=$1 m0 m1 n=$4
 
 	m0=$(maple_bytes)
-	awk -v a="$a" -v st="$stride" -v n="$n" 'BEGIN {
-		for (k = 0; k < 2; k++)
-			for (i = k; i < n; i += 2 * 8192) {
-				printf "bad add status=%s", k ? "medium" : "eio"
-				for (j = i; j < n && j < i + 2 * 8192; j += 2)
-					printf " %d", a + j * st
-				printf "\n"
-			}
-	}' | xargs -L 1 dmsetup message "$dm" 0 ||
+	tests/vm/bin/dmf-bad-ranges "$2" "$3" "$n" | xargs -L 1 dmsetup message "$dm" 0 ||
 		{ note "$dm: bad add failed"; return 1; }
 	m1=$(maple_bytes)
 	[[ $(dmsetup message "$dm" 0 bad count) == "ranges=$n sectors=$n" ]] ||

@@ -199,17 +199,9 @@ check "remove b" dmsetup remove b
 
 # --- a large map: loaded in batches, a spanning remove, clear, removed full ------------
 # bad_load DEV FIRST N: N one-sector ranges from FIRST, kinds alternating
-# (status=eio, status=medium) so that none merge, 8192 a message
+# so that none merge, 8192 a message
 bad_load() {
-	awk -v a="$2" -v n="$3" 'BEGIN {
-		for (k = 0; k < 2; k++)
-			for (i = k; i < n; i += 2 * 8192) {
-				printf "bad add status=%s", k ? "medium" : "eio"
-				for (j = i; j < n && j < i + 2 * 8192; j += 2)
-					printf " %d", a + j
-				printf "\n"
-			}
-	}' | xargs -L 1 dmsetup message "$1" 0
+	"$top/tests/vm/bin/dmf-bad-ranges" "$2" 1 "$3" | xargs -L 1 dmsetup message "$1" 0
 }
 NBG=$(nullb_create nbbg 1024 0)
 kmsg_mark
