@@ -6,7 +6,8 @@
  * Layout: main.c holds the command table, the argument parser, help and the
  * completion script; cmd_dev.c (create, remove, list, table), cmd_rule.c
  * (rules on a live device), cmd_stats.c (stats, log, reset, release),
- * cmd_alloc.c (allocator hooks, run, the fail-nth sweep), cmd_hunt.c (hunt),
+ * cmd_alloc.c (allocator hooks, run) with sweep.c (the fail-nth sweep of
+ * run --nth-sweep and hunt), cmd_hunt.c (hunt),
  * cmd_crash.c (crashtest, with crash_report.c for its account) and
  * cmd_bad.c (badblocks) are the handlers; hunt.c holds the hunt's
  * catalogue parser, call chains and findings; dm.c is the only file that talks to
@@ -24,6 +25,7 @@
 #ifndef _DMFAULT_H
 #define _DMFAULT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -296,7 +298,7 @@ bool dft_alloc_failure_report(const char *line);
 int dft_findings_add(struct dft_findings *fs, const struct dft_finding *nf);
 void dft_findings_free(struct dft_findings *fs);
 
-/* ---- cmd_alloc.c: the fail-nth sweep, for run --nth-sweep and hunt ---------- */
+/* ---- sweep.c: the fail-nth sweep, for run --nth-sweep and hunt; cmd_alloc.c runs its steps ---- */
 
 /* What one step of a sweep did and left behind. */
 struct dft_step {
@@ -335,6 +337,14 @@ struct dft_sweep {
 	unsigned int trouble;
 	char why[640];
 };
+
+struct dft_opts;
+extern volatile sig_atomic_t dft_stop;		/* SIGINT or SIGTERM: stop at the next step */
+int dft_sweep(struct dft_opts *o, unsigned int mask);
+int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, int *cmd_status,
+		 int *exec_errno, uint64_t *faults, struct dft_step *s);
+void dft_describe_status(int st, int exec_errno, char *buf, size_t len);
+const char *dft_debugfs(void);
 
 /* ---- record.c and explore.c: crashtest's recording, its states, ddmin (libc only) ---- */
 
