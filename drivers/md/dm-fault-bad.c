@@ -165,6 +165,12 @@ static void fault_bad_summary_trim(struct fault_bad *bad, u64 first, u64 last)
 	}
 }
 
+/* The number of the summary's chunks, and of its bits. */
+static unsigned long fault_bad_nr_chunks(const struct fault_bad *bad)
+{
+	return ((bad->len - 1) >> bad->chunk_shift) + 1;
+}
+
 /* Might a range touch target sectors [@first, @last]? */
 static bool fault_bad_summary_test(const struct fault_bad *bad, sector_t first, sector_t last)
 {
@@ -205,7 +211,7 @@ int fault_bad_create(struct fault_c *fc, u64 base, bool enabled)
 		goto free;
 	if (percpu_init_rwsem(&bad->rw))
 		goto free_stats;
-	bad->summary = bitmap_zalloc(((bad->len - 1) >> bad->chunk_shift) + 1, GFP_KERNEL);
+	bad->summary = bitmap_zalloc(fault_bad_nr_chunks(bad), GFP_KERNEL);
 	if (!bad->summary)
 		goto free_rw;
 	bad->mt = fault_bad_tree_alloc(bad);
@@ -263,7 +269,7 @@ int fault_bad_clear(struct fault_bad *bad)
 	percpu_down_write(&bad->rw);
 	bad->mt = mt;
 	percpu_up_write(&bad->rw);
-	bitmap_zero(bad->summary, ((bad->len - 1) >> bad->chunk_shift) + 1);
+	bitmap_zero(bad->summary, fault_bad_nr_chunks(bad));
 	bad->nr_ranges = 0;
 	bad->nr_sectors = 0;
 	fault_bad_tree_free(old);
@@ -285,12 +291,6 @@ static int fault_bad_store(struct fault_bad *bad, unsigned long first, unsigned 
 	void *e;
 	int r;
 
-	/*
-	 * The per-CPU semaphore has no trylock for its writers: a bio that may
-	 * not wait makes no change.
-	 */
-	if (gfp == GFP_NOWAIT)
-		return -EAGAIN;
 	if (entry) {
 		fault_bad_attr_of(entry, &a);
 		if (!a.wr_fail && first) {
@@ -430,20 +430,20 @@ static blk_status_t fault_bad_fail(struct fault_bad *bad, struct bio *bio, u64 k
  * A write met a heal range: under the lock, walk the ranges it touches in
  * order; heal ranges with no writes left to fail lose the sectors the
  * write covers, the first range that fails it (sticky, write, or heal with
- * writes left, whose count goes down) ends the walk.
+ * writes left, whose count goes down) ends the walk.  Either changes the
+ * map under the write side of its per-CPU semaphore, which has no trylock:
+ * a REQ_NOWAIT write goes back to its submitter, to come again without it.
  */
 static blk_status_t fault_bad_write(struct fault_bad *bad, struct bio *bio, u64 key, u64 end)
 {
-	gfp_t gfp = bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
 	struct fault_bad_attr a;
 	blk_status_t st = BLK_STS_OK;
 	u64 first, last, pos = key;
 	void *e;
 
-	if (!(bio->bi_opf & REQ_NOWAIT))
-		mutex_lock(&bad->lock);
-	else if (!mutex_trylock(&bad->lock))
+	if (bio->bi_opf & REQ_NOWAIT)
 		return BLK_STS_AGAIN;
+	mutex_lock(&bad->lock);
 	while (pos <= end) {
 		MA_STATE(mas, fault_bad_tree(bad), pos, pos);
 
@@ -456,8 +456,8 @@ static blk_status_t fault_bad_write(struct fault_bad *bad, struct bio *bio, u64 
 		if (a.mode == FAULT_BAD_READ)
 			goto next;
 		if (a.mode == FAULT_BAD_HEAL && !a.wr_fail) {
-			if (fault_bad_store(bad, max(first, key), min(last, end), NULL, gfp)) {
-				st = gfp == GFP_NOWAIT ? BLK_STS_AGAIN : BLK_STS_RESOURCE;
+			if (fault_bad_store(bad, max(first, key), min(last, end), NULL, GFP_NOIO)) {
+				st = BLK_STS_RESOURCE;
 				break;
 			}
 			this_cpu_inc(bad->stats->heals);
@@ -468,8 +468,8 @@ static blk_status_t fault_bad_write(struct fault_bad *bad, struct bio *bio, u64 
 		}
 		if (a.mode == FAULT_BAD_HEAL) {
 			a.wr_fail--;
-			if (fault_bad_store(bad, first, last, fault_bad_entry(&a), gfp))
-				st = gfp == GFP_NOWAIT ? BLK_STS_AGAIN : BLK_STS_RESOURCE;
+			if (fault_bad_store(bad, first, last, fault_bad_entry(&a), GFP_NOIO))
+				st = BLK_STS_RESOURCE;
 		}
 		mutex_unlock(&bad->lock);
 		return st ?: fault_bad_fail(bad, bio, key, max(first, key), a.status);

@@ -118,6 +118,16 @@ fails_with "a read fails with EIO" "Input/output error" rd b 500 1
 check "add status=enospc mode=write 510" msg bad add status=enospc mode=write 510
 fails_with "a write fails with ENOSPC" "No space left on device" wr b 510 1 $T/data
 
+# io_uring submits with REQ_NOWAIT: the heal cannot happen without waiting,
+# so the map sends the write back and io_uring issues it again from a worker
+check "add 8000-8007 (heal)" msg bad add 8000-8007
+out=$(fio --name=nowait --filename=/dev/mapper/b --ioengine=io_uring --direct=1 --rw=write \
+	--bs=4k --offset=4096000 --size=4k --output-format=terse 2>&1); rc=$?
+expect "an io_uring write heals 8000-8007: fio's status and error" "0|0" \
+	"$rc|$(echo "$out" | awk -F';' 'NR == 1 {print $5}')"
+expect "8000 is good after it" "8000 ok" "$(msg bad query 8000)"
+check "and reads" rd b 8000 8
+
 # --- partial completion -----------------------------------------------------------
 check "the disk below holds data2 at 600-607" \
 	dd if=$T/data2 of="$NB" bs=512 seek=600 count=8 oflag=direct conv=notrunc status=none
