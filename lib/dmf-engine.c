@@ -9,7 +9,8 @@
  *
  * Compared with lib/fault-inject.c: probability is a fraction finer than a
  * percent and compared against a 64-bit draw (no modulo bias); draws come
- * from a counter-based generator keyed by a seed, so runs replay; times and
+ * from a counter-based generator keyed by a seed, one stream a CPU, so runs
+ * replay and a decision writes no cache line other CPUs write; times and
  * space are claimed with atomic operations and never overshoot; filters are
  * applied before interval and probability so those count eligible calls
  * only; every attribute counts what it evaluated and injected.
@@ -32,13 +33,18 @@ static u64 dmf_mix(u64 z)
  * dmf_attr_draw - next 64-bit pseudo-random value of an attribute
  * @a: the attribute
  *
- * The n-th draw is a pure function of (seed, n), so a single-threaded
- * sequence of calls is reproducible and concurrent callers never share a
- * generator state that needs a lock.
+ * Each CPU draws from a stream of its own: the k-th draw on CPU c is a
+ * pure function of (seed, c, k).  The position is a per-CPU counter that
+ * starts at c << DMF_STREAM_SHIFT, so streams never meet and a draw
+ * writes only its CPU's cache line: a rule that many CPUs evaluate and
+ * that does not fire costs no shared-line transfer.  Replay follows: the
+ * same seed and the same sequence of calls on each CPU give the same
+ * draws, e.g. one submitter pinned to a CPU, or each of several pinned
+ * to a CPU of its own.
  */
 u64 dmf_attr_draw(struct dmf_attr *a)
 {
-	u64 n = atomic64_inc_return(&a->draws) - 1;
+	u64 n = this_cpu_inc_return(a->stats->draws) - 1;
 
 	return dmf_mix(a->seed + n * DMF_GOLDEN);
 }
@@ -331,6 +337,15 @@ void dmf_attr_destroy(struct dmf_attr *a)
 }
 EXPORT_SYMBOL_GPL(dmf_attr_destroy);
 
+/* Every CPU's generator back to the first draw of its stream. */
+static void dmf_draws_rewind(struct dmf_attr *a)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(a->stats, cpu)->draws, (u64)cpu << DMF_STREAM_SHIFT);
+}
+
 /**
  * dmf_attr_reset - rewind the run-time state to the configuration
  * @a: the attribute
@@ -343,7 +358,7 @@ void dmf_attr_reset(struct dmf_attr *a)
 	atomic64_set(&a->times_left, a->times);
 	atomic64_set(&a->space_left, a->space);
 	atomic64_set(&a->count, 0);
-	atomic64_set(&a->draws, 0);
+	dmf_draws_rewind(a);
 }
 EXPORT_SYMBOL_GPL(dmf_attr_reset);
 
@@ -351,7 +366,7 @@ static int dmf_attr_set_seed(struct dmf_attr *a, u64 seed)
 {
 	a->seed = seed;
 	a->flags |= DMF_SEED_SET;
-	atomic64_set(&a->draws, 0);
+	dmf_draws_rewind(a);
 	return 0;
 }
 
@@ -377,8 +392,14 @@ void dmf_attr_clear_counters(struct dmf_attr *a)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(a->stats, cpu), 0, sizeof(struct dmf_pcpu_counters));
+	for_each_possible_cpu(cpu) {
+		struct dmf_pcpu_counters *c = per_cpu_ptr(a->stats, cpu);
+
+		/* the generator's position is state, not a counter */
+		WRITE_ONCE(c->evaluated, 0);
+		WRITE_ONCE(c->filtered, 0);
+		WRITE_ONCE(c->injected, 0);
+	}
 }
 EXPORT_SYMBOL_GPL(dmf_attr_clear_counters);
 

@@ -60,12 +60,19 @@ struct dmf_counters {
 	u64 injected;		/* faults returned */
 };
 
-/* Per-CPU: passed is evaluated - filtered, so a passing call adds nothing. */
+/*
+ * Per-CPU: the counters (passed is evaluated - filtered, so a passing call
+ * adds nothing) and the generator's position.
+ */
 struct dmf_pcpu_counters {
 	u64 evaluated;
 	u64 filtered;		/* stopped by probability 0, a filter or times */
 	u64 injected;
+	u64 draws;		/* the generator's position on this CPU */
 };
+
+/* CPU c's stream of draws starts at c << DMF_STREAM_SHIFT: 2^48 draws a CPU. */
+#define DMF_STREAM_SHIFT	48
 
 enum dmf_attr_flags {
 	DMF_SEED_SET	= 1 << 0,	/* seed given by the user */
@@ -94,7 +101,6 @@ struct dmf_attr {
 	atomic64_t times_left;
 	atomic64_t space_left;
 	atomic64_t count;	/* interval counter */
-	atomic64_t draws;	/* generator position */
 	struct dmf_pcpu_counters __percpu *stats;
 	struct ratelimit_state rs;
 };

@@ -294,6 +294,8 @@ struct dmf_ref_snap {
 
 static inline void dmf_ref_snap(const struct dmf_attr *a, struct dmf_ref_snap *s)
 {
+	int cpu;
+
 	memset(s, 0, sizeof(*s));
 	s->prob = a->prob;
 	s->interval = a->interval;
@@ -303,7 +305,8 @@ static inline void dmf_ref_snap(const struct dmf_attr *a, struct dmf_ref_snap *s
 	s->times_left = atomic64_read(&a->times_left);
 	s->space_left = atomic64_read(&a->space_left);
 	s->count = atomic64_read(&a->count);
-	s->draws = atomic64_read(&a->draws);
+	for_each_possible_cpu(cpu)	/* every CPU's generator position */
+		s->draws += per_cpu_ptr(a->stats, cpu)->draws;
 	s->flags = a->flags;
 	s->verbose = a->verbose;
 	s->stack = a->stack;

@@ -46,6 +46,17 @@ static u64 pow10u(int k)
 	return v;
 }
 
+/* Draws taken so far, on all CPUs together. */
+static long drawn(struct dmf_attr *a)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu_ptr(a->stats, cpu)->draws - ((u64)cpu << DMF_STREAM_SHIFT);
+	return n;
+}
+
 /* Initialise @a and apply "key=value,..." from @cfg; the test fails if it cannot. */
 static bool attr_new(struct dmf_attr *a, const char *name, const char *cfg)
 {
@@ -367,7 +378,7 @@ static void test_prob_decides_by_threshold(void)
 	if (!attr_new(&a, "p1", "p=100%,seed=7"))
 		return;
 	KTAP_EXPECT_INT_EQ(run_calls(&a, 100000, 0), 100000);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);	/* p = 1 draws nothing */
+	KTAP_EXPECT_INT_EQ(drawn(&a), 0);	/* p = 1 draws nothing */
 	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "p", "0"), 0);
 	KTAP_EXPECT_INT_EQ(run_calls(&a, 100000, 0), 0);
 	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "p", "1e-18"), 0);
@@ -494,7 +505,7 @@ static void test_attr_init_defaults(void)
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), -1);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.space_left), 0);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.count), 0);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
+	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
 	KTAP_EXPECT(a.seed != b.seed);		/* random seeds: equal once in 2^64 */
 	KTAP_EXPECT_INT_EQ(run_calls(&a, 1000, 4096), 0);
 	counters_are(&a, 1000, 0, 0);
@@ -626,11 +637,11 @@ static void test_parse_kv_values(void)
 	KTAP_EXPECT_INT_EQ(a.verbose, 1);
 	a.verbose = 0;
 	run_calls(&a, 7, 0);
-	KTAP_EXPECT(atomic64_read(&a.draws) > 0);
+	KTAP_EXPECT(drawn(&a) > 0);
 	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "seed", "0x10"), 0);	/* base 0 */
 	KTAP_EXPECT_U64_EQ(a.seed, 16);
 	KTAP_EXPECT(a.flags & DMF_SEED_SET);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);		/* rewinds the generator */
+	KTAP_EXPECT_INT_EQ(drawn(&a), 0);		/* rewinds the generator */
 	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "seed", "010"), 0);
 	KTAP_EXPECT_U64_EQ(a.seed, 8);
 	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "seed", "18446744073709551615\n"), 0);
@@ -677,7 +688,7 @@ static void test_parse_legacy_good(void)
 		KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), t[i].times);
 		KTAP_EXPECT_INT_EQ(atomic64_read(&a.space_left), t[i].space);
 		KTAP_EXPECT_INT_EQ(atomic64_read(&a.count), 0);
-		KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
+		KTAP_EXPECT_INT_EQ(drawn(&a), 0);
 		/* what the legacy string does not name stays */
 		KTAP_EXPECT_U64_EQ(a.seed, 77);
 		KTAP_EXPECT(a.flags == DMF_SEED_SET);
@@ -900,7 +911,7 @@ static void test_draws(void)
 			bits[j] += d[i] >> j & 1;
 		nib[d[i] >> 60]++;
 	}
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), n);
+	KTAP_EXPECT_INT_EQ(drawn(&a), n);
 	for (j = 0; j < 64; j++)	/* 5 sigma of Binomial(2^20, 1/2) is 2560 */
 		ktap_check(fabs(bits[j] - n / 2.0) < 2560, "bit %d set %lu times", j, bits[j]);
 	for (j = 0; j < 16; j++)	/* 5 sigma of Binomial(2^20, 1/16) is 1210 */
@@ -958,7 +969,7 @@ static void test_draws_threads(void)
 		pthread_join(tid[i], NULL);
 	pthread_barrier_destroy(&start);
 	shim_race_delay = 0;
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), n);
+	KTAP_EXPECT_INT_EQ(drawn(&a), n);
 	qsort(seq, n, sizeof(*seq), cmp_u64);
 	qsort(par, n, sizeof(*par), cmp_u64);
 	ktap_check(!memcmp(seq, par, n * sizeof(*seq)),
@@ -966,6 +977,81 @@ static void test_draws_threads(void)
 	dmf_attr_destroy(&a);
 out:
 	free(seq);
+	free(par);
+}
+
+struct cpu_drawer {
+	struct dmf_attr *a;
+	pthread_barrier_t *start;
+	u64 *out;
+	int cpu, n;
+};
+
+static void *cpu_draw_thread(void *arg)
+{
+	struct cpu_drawer *d = arg;
+	int i;
+
+	shim_set_cpu(d->cpu);
+	pthread_barrier_wait(d->start);
+	for (i = 0; i < d->n; i++)
+		d->out[i] = dmf_attr_draw(d->a);
+	return NULL;
+}
+
+/*
+ * One stream a CPU: callers pinned to CPUs of their own, drawing at the
+ * same time, each get exactly what a lone caller on that CPU gets, and no
+ * value twice.  Clearing the counters leaves the streams where they are.
+ */
+static void test_draws_per_cpu(void)
+{
+	const int per = 50000, n = SHIM_NR_CPUS * per;
+	u64 *alone = calloc(n, sizeof(u64)), *par = calloc(n, sizeof(u64)), next;
+	struct cpu_drawer d[SHIM_NR_CPUS];
+	pthread_t tid[SHIM_NR_CPUS];
+	pthread_barrier_t start;
+	struct dmf_attr a;
+	int i, cpu, rep = 0;
+
+	if (!ktap_check(alone && par, "no memory") || !attr_new(&a, "draws", "seed=99"))
+		goto out;
+	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++) {
+		shim_set_cpu(cpu);
+		for (i = 0; i < per; i++)
+			alone[cpu * per + i] = dmf_attr_draw(&a);
+	}
+	shim_set_cpu(0);
+	KTAP_EXPECT_INT_EQ(drawn(&a), n);
+	/* CPU 1's stream does not start where CPU 0's does */
+	ktap_check(alone[0] != alone[per], "CPUs 0 and 1 drew the same first value");
+	dmf_attr_reset(&a);
+	pthread_barrier_init(&start, NULL, SHIM_NR_CPUS);
+	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++) {
+		d[cpu] = (struct cpu_drawer){ .a = &a, .start = &start, .out = par + cpu * per,
+					      .cpu = cpu, .n = per };
+		if (pthread_create(&tid[cpu], NULL, cpu_draw_thread, &d[cpu]))
+			abort();
+	}
+	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++)
+		pthread_join(tid[cpu], NULL);
+	pthread_barrier_destroy(&start);
+	ktap_check(!memcmp(alone, par, n * sizeof(u64)),
+		   "pinned callers drew other values than lone ones");
+	/* the counters are cleared, the position is kept */
+	dmf_attr_clear_counters(&a);
+	next = dmf_attr_draw(&a);
+	dmf_attr_reset(&a);
+	for (i = 0; i <= per; i++)
+		alone[0] = dmf_attr_draw(&a);
+	KTAP_EXPECT_U64_EQ(next, alone[0]);
+	qsort(par, n, sizeof(u64), cmp_u64);
+	for (i = 1; i < n; i++)
+		rep += par[i] == par[i - 1];
+	ktap_check(!rep, "%d of %d draws repeat across CPUs", rep, n);
+	dmf_attr_destroy(&a);
+out:
+	free(alone);
 	free(par);
 }
 
@@ -1039,7 +1125,7 @@ static void test_interval_exact(void)
 		if (!ktap_check(!f || n % 4 == 0, "call %lu failed off the interval", n))
 			break;
 	}
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 10000);
+	KTAP_EXPECT_INT_EQ(drawn(&a), 10000);
 	/* a new interval restarts the count */
 	dmf_should_fail(&a, 0);
 	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "interval", "2"), 0);
@@ -1294,7 +1380,7 @@ static void test_counters_threads(void)
 		return;
 	got = hammer(&a, NTHREADS, 100000, 0, true, h);
 	counters_are(&a, NTHREADS * 100000UL, NTHREADS * 100000UL, got);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), NTHREADS * 100000L);
+	KTAP_EXPECT_INT_EQ(drawn(&a), NTHREADS * 100000L);
 	/* two threads on each CPU: the per-CPU parts are summed */
 	for_each_possible_cpu(cpu)
 		KTAP_EXPECT_U64_EQ(per_cpu_ptr(a.stats, cpu)->evaluated,
@@ -1325,7 +1411,7 @@ static void test_count_filtered(void)
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.count), 0);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 5);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.space_left), 100);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
+	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
 	KTAP_EXPECT_INT_EQ(shim_stack_calls, stack_calls);
 	dmf_attr_destroy(&a);
 }
@@ -1347,7 +1433,7 @@ static void test_force_fail(void)
 		dmf_force_fail(&a, NULL);
 	KTAP_EXPECT_INT_EQ(shim_stack_calls, stack_calls);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 0);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
+	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
 	counters_are(&a, 10, 10, 10);
 	memset(&a.stack, 0, sizeof(a.stack));
 
@@ -1370,7 +1456,7 @@ static void test_force_fail(void)
 	dmf_force_fail(&a, NULL);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.count), 0);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.space_left), 10);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
+	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
 	dmf_attr_destroy(&a);
 }
 
@@ -1424,7 +1510,7 @@ static void test_prob_publish(void)
 		pthread_join(tid[i], NULL);
 	dmf_attr_counters(&a, &c);
 	/* p = 1 never draws: a draw would mean a thresh that was neither */
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
+	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
 	KTAP_EXPECT(c.injected == c.passed);
 	dmf_attr_destroy(&a);
 }
@@ -1546,7 +1632,7 @@ static void test_stack_filter(void)
 	KTAP_EXPECT_INT_EQ(run_calls(&a, 100, 1), 0);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 5);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.space_left), 100);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.draws), 0);
+	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
 	dmf_attr_destroy(&a);
 	shim_set_stack(NULL, 0);
 }
@@ -1700,6 +1786,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_reproducible),
 	KTAP_CASE(test_draws),
 	KTAP_CASE(test_draws_threads),
+	KTAP_CASE(test_draws_per_cpu),
 	KTAP_CASE(test_failure_rate),
 	KTAP_CASE(test_interval_exact),
 	KTAP_CASE(test_times_exact),

@@ -51,19 +51,41 @@ expect "failed reads equal injected faults" "$injected" "$failed"
 dmsetup remove er
 
 # --- seed reproducibility ------------------------------------------------
-seq_run() {
-	dm_create sd "0 $S fault $NB 0 1 error:op=read,p=5%,seed=4242"
-	fio --name=s --filename=/dev/mapper/sd --rw=read --bs=4k --direct=1 \
-		--ioengine=psync --number_ios=1000 --size=100M --continue_on_error=all \
-		--output=/dev/null >/dev/null 2>&1
-	dmsetup message sd 0 log | awk '{print $3}'
+# A rule draws from one stream a CPU: the same seed and the same bios on
+# each CPU fail the same bios, whatever the other CPUs do meanwhile.
+# seed_run SEED CPU...: one psync reader pinned to each CPU, 1000 blocks of
+# a region of its own each; prints the reads the target saw (bios=N), then
+# the failing sectors, sorted.
+seed_run() {
+	local seed=$1 cpu jobs=()
+
+	shift
+	for cpu; do
+		jobs+=(--name=s$cpu --cpus_allowed=$cpu --offset=$((cpu * 64))M)
+	done
+	dm_create sd "0 $S fault $NB 0 1 error:op=read,p=2%,seed=$seed"
+	fio --filename=/dev/mapper/sd --rw=read --bs=4k --direct=1 --ioengine=psync \
+		--number_ios=1000 --size=32M --continue_on_error=all --output=/dev/null \
+		"${jobs[@]}" >/dev/null 2>&1
+	dmsetup message sd 0 stats | awk '$1 == "op" && $2 == "read" {print $3}'
+	dmsetup message sd 0 log | awk '{print $3}' | sort -n
 	dmsetup remove sd
 }
-a=$(seq_run | tr '\n' ' ')
-b=$(seq_run | tr '\n' ' ')
-n=$(echo "$a" | wc -w)
-within "seed: faults injected in 1000 reads at 5%" "$n" 20 90
-expect "seed: same seed, same failing sectors" "$a" "$b"
+a=$(seed_run 4242 0 | tr '\n' ' ')
+b=$(seed_run 4242 0 | tr '\n' ' ')
+n=$(($(echo "$a" | wc -w) - 1))
+# fio counts 1000 good reads; each failed one adds a read
+expect "seed: the target saw the pinned reader's reads" "bios=$((1000 + n))" "${a%% *}"
+within "seed: faults in 1000 reads at 2% (the log keeps 64)" "$n" 5 63
+expect "seed: same seed, one pinned reader: same failing sectors" "$a" "$b"
+a=$(seed_run 4242 0 1 | tr '\n' ' ')
+b=$(seed_run 4242 0 1 | tr '\n' ' ')
+c=$(seed_run 4243 0 1 | tr '\n' ' ')
+n=$(($(echo "$a" | wc -w) - 1))
+expect "seed: the target saw both readers' reads" "bios=$((2000 + n))" "${a%% *}"
+within "seed: faults in 2 x 1000 reads at 2% (the log keeps 64)" "$n" 10 63
+expect "seed: same seed, readers on two CPUs at once: same failing sectors" "$a" "$b"
+check "seed: another seed, other failing sectors" test "$a" != "$c"
 
 # --- table round trip ----------------------------------------------------
 t1="0 $S fault $NB 0 4 error:op=read+flush,sectors=8-15,status=enospc,p=0.1%,times=5,seed=1 drop:size=4k-64k,interval=3,seed=2 corrupt:op=write,bits=3,p=1/3,seed=3 delay:op=write,delay=2ms,jitter=500us,dist=exp,enabled=0,seed=4"

@@ -448,8 +448,23 @@ static inline int shim_this_cpu(void)
 	((void)__atomic_add_fetch(this_cpu_ptr(&(pcp)), (val), __ATOMIC_RELAXED))
 #define this_cpu_sub(pcp, val)	this_cpu_add(pcp, -(typeof(pcp))(val))
 #define this_cpu_inc(pcp)	this_cpu_add(pcp, 1)
+#define this_cpu_add_return(pcp, val) \
+	__atomic_add_fetch(this_cpu_ptr(&(pcp)), (val), __ATOMIC_RELAXED)
+#define this_cpu_inc_return(pcp) this_cpu_add_return(pcp, 1)
 #define this_cpu_dec(pcp)	this_cpu_sub(pcp, 1)
 #define this_cpu_read(pcp)	__atomic_load_n(this_cpu_ptr(&(pcp)), __ATOMIC_RELAXED)
+#ifdef SHIM_ONE_CPU
+/*
+ * bench/engine.sh: one thread, on CPU 0, whose per-CPU operations are one
+ * instruction on its own copy, as the kernel's %gs-relative ones are.
+ */
+#undef this_cpu_ptr
+#undef this_cpu_add
+#undef this_cpu_add_return
+#define this_cpu_ptr(ptr)	(ptr)
+#define this_cpu_add(pcp, val)	((void)((pcp) += (val)))
+#define this_cpu_add_return(pcp, val) ((pcp) += (val))
+#endif
 #define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < SHIM_NR_CPUS; (cpu)++)
 #define num_possible_cpus()	SHIM_NR_CPUS
 
