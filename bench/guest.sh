@@ -72,6 +72,7 @@ CONFIGS=(
 	"fault-flakey|fault-flakey @DEV@ 0 1 0|"
 	"fault-delay|fault-delay @DEV@ 0 0|"
 	"fault-cache|fault @DEV@ 0 0 2 cache limit=256m|size=64m"
+	"fault-cache-cold|fault @DEV@ 0 0 2 cache limit=256m|size=64m"
 	"fault-bad1k|fault @DEV@ 0|"
 	"fault-bad1m|fault @DEV@ 0|"
 	"fault-bad1m-mixed|fault @DEV@ 0|ba=8k"
@@ -156,7 +157,7 @@ targets=$(dmsetup targets | awk '{print $1}')
 have_target() { grep -qx "$1" <<<"$targets"; }
 
 # create the dm devices: NAME-DEV for each dm configuration and device
-declare -A cfg_ok=() cfg_opts=() cfg_table=()
+declare -A cfg_ok=() cfg_opts=() cfg_table=() dm_table=()
 cfg_names=()
 for c in "${CONFIGS[@]}"; do
 	IFS='|' read -r name table opts <<<"$c"
@@ -179,6 +180,7 @@ for d in "${DEVICES[@]}"; do
 		t=${cfg_table[$name]//@DEV@/$dev}
 		t=${t//@S@/$S}
 		t=${t//@MISS16@/$(miss16 "$S")}
+		dm_table[$(dmdev "$name" "$d")]="0 $S $t"
 		if ! err=$(dmsetup create "$(dmdev "$name" "$d")" --table "0 $S $t" 2>&1); then
 			note "cannot create $name on $d: $err"
 			unset "cfg_ok[$name]"
@@ -237,14 +239,23 @@ jobfile() {
 }
 
 # cache_pass DEVICE WORKLOAD: before a pass, empty the caches of the
-# fault-cache configurations (suspend writes them back); for randread fill
-# fio's 64m with cached data, so that every read is one of cached data
+# fault-cache configurations (suspend writes them back, and the cache keeps
+# the freed pages for new blocks: warm); for randread fill fio's 64m with
+# cached data, so that every read is one of cached data.  A *-cold
+# configuration gets its table loaded again instead: a new cache, switched
+# on with no block and no kept page, as crashtest and a recording start;
+# its reads find nothing cached
 cache_pass() {
 	local name dev
 
 	for name in "${cfg_names[@]}"; do
 		[[ -n ${cfg_ok[$name]-} && ${cfg_table[$name]} == *" cache"* ]] || continue
 		dev=$(dmdev "$name" "$1")
+		if [[ $name == *-cold ]]; then
+			dmsetup suspend "$dev" && dmsetup reload "$dev" --table "${dm_table[$dev]}" &&
+				dmsetup resume "$dev" || note "cannot load $name's table again"
+			continue
+		fi
 		dmsetup suspend "$dev" && dmsetup resume "$dev" || note "cannot empty $name's cache"
 		[[ $2 == randread ]] || continue
 		dd if=/dev/zero of="/dev/mapper/$dev" bs=1M count=64 oflag=direct status=none ||
