@@ -296,11 +296,11 @@ def fmt_table(kernel, setup, rows, alloc, notes, smoke):
         " (SMOKE: tiny runs, no verdicts)" if smoke else ""),
         "ratio: median IOPS / median dm-linear IOPS; dinsn/IO: guest instructions per I/O"
         " more than dm-linear; targets judged on null_blk only",
-        "%-6s %-9s %-13s %10s %8s %7s %9s %6s  %s" % (
+        "%-6s %-9s %-17s %10s %8s %7s %9s %6s  %s" % (
             "device", "workload", "config", "kIOPS med", "spread%", "ratio", "dinsn/IO",
             "errors", "target")]
     for r in rows:
-        out.append("%-6s %-9s %-13s %10.2f %8.2f %7s %9s %6s  %s" % (
+        out.append("%-6s %-9s %-17s %10.2f %8.2f %7s %9s %6s  %s" % (
             r["device"], r["workload"], r["config"], r["iops_median"] / 1000,
             r["spread_pct"], opt("%.3f", r, "ratio"), opt("%+.0f", r, "delta_ns_per_io"),
             r["errors"], "" if smoke else verdicts(r, "  ")))
