@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host unit tests for the tool's children with a deadline
- * (tools/dmfault/proc.c): a child that ends in time gives its status; one
- * past the deadline is killed with everything it started, and the report
- * says which task hung and in what.  KTAP output.
+ * Host unit tests for the tool's children (tools/dmfault/proc.c): one
+ * held in its exec-stop or before its exec runs or is aborted as told, a
+ * failed exec gives its errno; a child that ends in time gives its status;
+ * one past the deadline is killed with everything it started, and the
+ * report says which task hung and in what.  KTAP output.
  */
 #include <errno.h>
 #include <signal.h>
@@ -168,7 +169,92 @@ static void test_hang(void)
 		   "what it started was killed too (%d, %d)", pids[0], pids[1]);
 }
 
+/* run's command: held in its exec-stop (traced) or before its exec, then let go */
+static void test_spawn_held(void)
+{
+	char *argv[] = { "sh", "-c", "exit 5", NULL };
+	struct dft_spawn sp = { .argv = argv, .flags = DFT_PROC_TRACE };
+	struct dft_proc p;
+	char state, path[64], buf[256], *s;
+	FILE *f;
+	int r;
+
+	r = dft_proc_spawn(&p, &sp);
+	ktap_check(!r && p.pid > 0 && !p.exec_errno, "traced spawn: %d", r);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p.pid);
+	f = fopen(path, "r");
+	s = f && fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	state = s ? s[2] : '?';
+	if (f)
+		fclose(f);
+	ktap_check(state == 't', "held in its exec-stop: state %c", state);
+	ktap_check(dft_proc_release(&p, true), "released");
+	r = dft_proc_wait(&p, 10, NULL, 0);
+	ktap_check(!r && dft_exit_code(p.status) == 5, "exit 5: %d %#x", r, p.status);
+	KTAP_EXPECT_INT_EQ(p.err, -1);
+
+	sp.flags = DFT_PROC_HOLD;
+	r = dft_proc_spawn(&p, &sp);
+	KTAP_EXPECT_INT_EQ(r, 0);
+	ktap_check(!dft_proc_release(&p, false), "aborted before its exec");
+	r = dft_proc_wait(&p, 0, NULL, 0);
+	ktap_check(!r && dft_exit_code(p.status) == 127 && !p.exec_errno,
+		   "an aborted child exits 127 without an exec: %d %#x %d", r, p.status,
+		   p.exec_errno);
+
+	r = dft_proc_spawn(&p, &sp);
+	ktap_check(!r && dft_proc_release(&p, true), "held, then let go");
+	r = dft_proc_wait(&p, 10, NULL, 0);
+	ktap_check(!r && dft_exit_code(p.status) == 5, "exit 5: %d %#x", r, p.status);
+}
+
+/* An exec that fails says why, traced (reaped at once) or held */
+static void test_spawn_enoent(void)
+{
+	char *argv[] = { "/nonexistent/dmfault-test", NULL };
+	struct dft_spawn sp = { .argv = argv, .flags = DFT_PROC_TRACE };
+	struct dft_proc p;
+	int r;
+
+	r = dft_proc_spawn(&p, &sp);
+	ktap_check(!r && p.exec_errno == ENOENT && dft_exit_code(p.status) == 127,
+		   "traced: exec errno %d, status %#x", p.exec_errno, p.status);
+	sp.flags = DFT_PROC_HOLD;
+	r = dft_proc_spawn(&p, &sp);
+	ktap_check(!r && !p.exec_errno, "held: not run yet");
+	dft_proc_release(&p, true);
+	r = dft_proc_wait(&p, 10, NULL, 0);
+	ktap_check(!r && p.exec_errno == ENOENT && dft_exit_code(p.status) == 127,
+		   "held: exec errno %d, status %#x", p.exec_errno, p.status);
+}
+
+/* The sweep's probe: stdout to a file, stderr to a pipe, @path other than argv[0] */
+static void test_spawn_fds(void)
+{
+	char *argv[] = { "named", "-c", "echo out; echo $0 >&2", NULL };
+	struct dft_spawn sp = { .argv = argv, .path = "/bin/sh", .out = "/dev/null" };
+	struct dft_proc p;
+	char buf[64] = "";
+	int r, fds[2];
+	ssize_t n;
+
+	KTAP_EXPECT(!pipe(fds));
+	sp.fd2 = fds[1];
+	r = dft_proc_spawn(&p, &sp);
+	close(fds[1]);
+	KTAP_EXPECT_INT_EQ(r, 0);
+	n = read(fds[0], buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	r = dft_proc_wait(&p, 0, NULL, 0);
+	ktap_check(!r && dft_exit_code(p.status) == 0, "status 0: %d %#x", r, p.status);
+	KTAP_EXPECT_STR_EQ(buf, "named\n");
+}
+
 static const struct ktap_case cases[] = {
+	KTAP_CASE(test_spawn_held),
+	KTAP_CASE(test_spawn_enoent),
+	KTAP_CASE(test_spawn_fds),
 	KTAP_CASE(test_in_time),
 	KTAP_CASE(test_no_report),
 	KTAP_CASE(test_out_env),

@@ -17,9 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dmfault.h"
@@ -391,154 +389,46 @@ static int dft_injected(unsigned int mask, uint64_t *total)
 	return 0;
 }
 
-struct dft_child {
-	pid_t pid;
-	bool traced;		/* stopped by ptrace after its exec */
-	int go;			/* write end: the child execs when a byte comes */
-	int err;		/* read end: errno of a failed exec */
-	int exec_errno;		/* the exec failed: the child is gone */
-	int status;		/* its wait status, once it is gone */
-	unsigned int timeout;	/* seconds once it runs, 0: none */
-	char *hung;		/* with a timeout: what it hung in, or "" */
-	size_t hung_len;
-	bool stuck;		/* killed but not dead: not reaped */
-};
-
 /*
- * In the child: stdout and stderr to /dev/null if @quiet, then wait (traced:
- * PTRACE_TRACEME, the parent holds it in its exec-stop; untraced: a byte on
- * @go) and exec @argv.  A failed exec writes its errno to @err.
+ * Start @argv held where it can be marked.  Traced (the default), it execs
+ * at once under PTRACE_TRACEME and is held in the stop after a successful
+ * exec: the faults hit the command, not the exec, whose allocation failures
+ * some kernels do not survive (TOMOYO panics when one fails before its
+ * policy is loaded).  Untraced (--exec), it waits before the exec, as
+ * failcmd.sh marks the shell that execs.
  */
-static void __noreturn dft_child_exec(char **argv, int go, int err, bool traced, bool quiet)
+static int dft_run_spawn(struct dft_proc *p, char **argv, bool traced, bool quiet)
 {
-	int e;
-	char b;
+	struct dft_spawn sp = {
+		.argv = argv,
+		.out = quiet ? "/dev/null" : NULL,
+		.flags = traced ? DFT_PROC_TRACE : DFT_PROC_HOLD,
+	};
 
-	if (quiet) {
-		int null = open("/dev/null", O_RDWR);
-
-		if (null >= 0 && (dup2(null, 1) < 0 || dup2(null, 2) < 0))
-			_exit(127);
-	}
-	if (traced) {
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-			_exit(127);
-	} else if (read(go, &b, 1) != 1) {
-		_exit(127);	/* EOF without a byte: abort */
-	}
-	execvp(argv[0], argv);
-	e = errno;
-	if (write(err, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-/* Wait for a traced child's exec-stop, or its exit if the exec failed. */
-static int dft_wait_exec(struct dft_child *c)
-{
-	int e, st;
-	ssize_t n;
-
-	while (waitpid(c->pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFSTOPPED(st))
-		return 0;
-	n = read(c->err, &e, sizeof(e));
-	c->exec_errno = n == sizeof(e) ? e : ENOEXEC;
-	c->status = st;
-	close(c->err);
-	c->err = -1;
-	return 0;
+	return dft_proc_spawn(p, &sp);
 }
 
 /*
- * Fork a child for @argv and hold it where it can be marked.  Traced (the
- * default), it execs at once under PTRACE_TRACEME and is held in the stop
- * after a successful exec: the faults hit the command, not the exec, whose
- * allocation failures some kernels do not survive (TOMOYO panics when one
- * fails before its policy is loaded).  Untraced (--exec), it waits on a
- * pipe before the exec, as failcmd.sh marks the shell that execs.
+ * Let the child go on (or abort it before its exec) and wait for it, with
+ * no deadline (and no @hung) for a plain run or to reap an aborted child.
+ * Its exit status as a shell's $?, or -1 (errno).
  */
-static int dft_spawn(char **argv, struct dft_child *c, bool traced, bool quiet)
+static int dft_run_wait(struct dft_proc *p, bool go, unsigned int secs, char *hung,
+			size_t len)
 {
-	int go[2], err[2], e;
+	int r;
 
-	memset(c, 0, sizeof(*c));
-	c->traced = traced;
-	c->go = -1;
-	if (pipe2(go, O_CLOEXEC))
-		return -errno;
-	if (pipe2(err, O_CLOEXEC)) {
-		e = -errno;
-		close(go[0]);
-		close(go[1]);
-		return e;
-	}
-	fflush(NULL);
-	c->pid = fork();
-	if (c->pid < 0) {
-		e = -errno;
-		close(go[0]);
-		close(go[1]);
-		close(err[0]);
-		close(err[1]);
-		return e;
-	}
-	if (!c->pid) {
-		close(go[1]);
-		close(err[0]);
-		dft_child_exec(argv, go[0], err[1], traced, quiet);
-	}
-	close(go[0]);
-	close(err[1]);
-	c->err = err[0];
-	if (!traced) {
-		c->go = go[1];
-		return 0;
-	}
-	close(go[1]);
-	return dft_wait_exec(c);
-}
-
-/* Let the child go on (or abort it before its exec) and wait for it. */
-static int dft_release_wait(struct dft_child *c, bool go)
-{
-	int st, e = 0, r;
-	ssize_t n;
-
-	if (c->exec_errno)
+	if (p->exec_errno)
 		return 127;
-	if (c->traced) {
-		if (go)
-			ptrace(PTRACE_DETACH, c->pid, NULL, NULL);
-		else
-			kill(c->pid, SIGKILL);
-	} else {
-		if (go && write(c->go, "g", 1) != 1)
-			go = false;
-		close(c->go);
-	}
-	n = read(c->err, &e, sizeof(e));
-	if (n == sizeof(e))
-		c->exec_errno = e;
-	close(c->err);
-	/* no deadline (and no @hung) for a plain run, or to reap an aborted child */
-	r = dft_wait_child(c->pid, &st, go ? c->timeout : 0, c->hung, c->hung_len);
-	if (r == -EDEADLK) {
-		c->stuck = true;
+	go = dft_proc_release(p, go);
+	r = dft_proc_wait(p, go ? secs : 0, hung, len);
+	if (r == -EDEADLK)
 		return 128 + SIGKILL;
-	}
 	if (r && r != -ETIMEDOUT) {
 		errno = -r;
 		return -1;
 	}
-	c->status = st;
-	if (c->exec_errno)
-		return 127;
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WEXITSTATUS(st);
+	return p->exec_errno ? 127 : dft_exit_code(p->status);
 }
 
 /*
@@ -672,7 +562,10 @@ int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, int *cmd_
 {
 	uint64_t before = 0, after = 0;
 	char val[64], path[512];
-	struct dft_child c;
+	unsigned int secs = s ? o->step_timeout : 0;
+	char *hung = s ? s->hung : NULL;
+	size_t hung_len = s ? sizeof(s->hung) : 0;
+	struct dft_proc c;
 	int r, fired;
 
 	*faults = 0;
@@ -683,15 +576,11 @@ int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, int *cmd_
 	if (dft_injected(mask, &before))
 		before = UINT64_MAX;
 	/* a sweep runs the command many times: its output only with -v */
-	r = dft_spawn(o->cmd_argv, &c, !o->with_exec, nth > 0 && !o->verbose);
+	r = dft_run_spawn(&c, o->cmd_argv, !o->with_exec, nth > 0 && !o->verbose);
 	if (r)
 		return dft_err("cannot start %s: %s", o->cmd_argv[0], strerror(-r));
-	if (s) {
-		c.timeout = o->step_timeout;
-		c.hung = s->hung;
-		c.hung_len = sizeof(s->hung);
+	if (s)
 		s->hung[0] = '\0';
-	}
 	if (c.exec_errno) {
 		/* the exec failed before the child was marked */
 		*exec_errno = c.exec_errno;
@@ -700,7 +589,7 @@ int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, int *cmd_
 	}
 	r = dft_mark(c.pid, true);
 	if (r) {
-		dft_release_wait(&c, false);
+		dft_run_wait(&c, false, 0, NULL, 0);
 		return dft_err("cannot mark process %d: %s/mark: %s", (int)c.pid, dft_debugfs(),
 			       strerror(-r));
 	}
@@ -708,12 +597,12 @@ int dft_run_once(struct dft_opts *o, unsigned int mask, long long nth, int *cmd_
 		snprintf(val, sizeof(val), "%d %lld", (int)c.pid, nth);
 		r = dft_write_file(dft_top_file(path, sizeof(path), "fail-nth"), val);
 		if (r) {
-			dft_release_wait(&c, false);
+			dft_run_wait(&c, false, 0, NULL, 0);
 			return dft_err("cannot set fail-nth of %d: %s: %s", (int)c.pid, path,
 				       strerror(-r));
 		}
 	}
-	*cmd_status = dft_release_wait(&c, true);
+	*cmd_status = dft_run_wait(&c, true, secs, hung, hung_len);
 	*exec_errno = c.exec_errno;
 	if (s)
 		s->stuck = c.stuck;

@@ -41,7 +41,6 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,7 +100,7 @@ static int dft_ct_sh(struct dft_ct *ct, const char *what, const char *cmd, char 
 		dft_err("%s: %s", what, *hung ? ct->hung : strerror(-r));
 		return -1;
 	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return dft_exit_code(status);
 }
 
 static int dft_ct_send(char **reply, const char *fmt, ...) __printf(2, 3);

@@ -322,7 +322,7 @@ static int dft_hunt_sh(const struct dft_hunt *h, const char *what, const char *l
 		return -ETIMEDOUT;
 	}
 	if (!r)
-		r = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		r = dft_exit_code(st);
 	if (!r)
 		return 0;
 	n = out ? dft_file_tail(out, tail, sizeof(tail)) : 0;

@@ -545,10 +545,47 @@ struct dft_ct {
 void dft_ct_report(const struct dft_ct *ct);
 void dft_ct_one_report(const struct dft_ct *ct, const char *spec, int r);
 
-/* ---- proc.c: children with a deadline ------------------------------------------ */
+/* ---- proc.c: child processes, started, held and waited for with a deadline ---- */
 
 #define DFT_STEP_TIMEOUT	300	/* --step-timeout's default, seconds */
 
+#define DFT_PROC_TRACE	0x1		/* held in its exec-stop (PTRACE_TRACEME) */
+#define DFT_PROC_HOLD	0x2		/* held before its exec until dft_proc_release() */
+
+/* What to start: @line with sh -c, or @argv (execvp of @path, else argv[0]). */
+struct dft_spawn {
+	const char *line;
+	char *const *argv;
+	const char *path;
+	const char *out;		/* stdout and stderr appended to this file, */
+	int fd1, fd2;			/* then stdout, stderr to these fds (0: left) */
+	char *const *env;		/* "NAME=value" added, NULL-terminated */
+	unsigned int flags;		/* DFT_PROC_* */
+};
+
+struct dft_proc {
+	pid_t pid;
+	bool traced;			/* in its exec-stop until released */
+	int go;				/* write end: a held child execs when a byte comes */
+	int err;			/* read end: errno of a failed exec */
+	int exec_errno;			/* the exec failed: the child is gone */
+	int status;			/* its wait status, once reaped */
+	bool stuck;			/* killed but not dead: not reaped */
+};
+
+/*
+ * Fork and start @sp.  Traced, it returns with the child held after a
+ * successful exec, or reaped with @p->exec_errno set; held, the child waits
+ * for dft_proc_release() before its exec.  0 or -errno.
+ */
+int dft_proc_spawn(struct dft_proc *p, const struct dft_spawn *sp);
+/* Let a held or traced child go on, or (!@go) abort it; whether it goes. */
+bool dft_proc_release(struct dft_proc *p, bool go);
+/*
+ * dft_wait_child() for @p, then @p->exec_errno from the child.  Not for a
+ * child whose failed exec dft_proc_spawn() has reaped.
+ */
+int dft_proc_wait(struct dft_proc *p, unsigned int secs, char *hung, size_t len);
 /*
  * Wait for @pid; with @secs and @hung, at most that long: then it and its
  * descendants are killed and @hung says what the stuck task was doing.  0: it exited
@@ -556,6 +593,8 @@ void dft_ct_one_report(const struct dft_ct *ct, const char *spec, int r);
  * dead after SIGKILL (not reaped), or another -errno.
  */
 int dft_wait_child(pid_t pid, int *status, unsigned int secs, char *hung, size_t len);
+/* A wait status as a shell's $?: the exit status, or 128 + the signal. */
+int dft_exit_code(int status);
 /*
  * sh -c @line with dft_wait_child(): its output appended to the file @out
  * (NULL: to stderr), @env ("NAME=value" strings, NULL-terminated, or NULL)

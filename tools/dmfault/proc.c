@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Child processes with a deadline: the sweeps of run --nth-sweep and hunt,
- * and crashtest's setup, workload and check lines, run code under injected
- * faults and power cuts.  A step that hangs (a task stuck in the kernel, a
+ * Child processes: every command the tool starts is started, held and
+ * waited for here.  run's command (held in its exec-stop by ptrace, or
+ * before its exec, while it is marked), the sweep's sanity probe, and the
+ * shell lines of the sweep, hunt and crashtest.
+ *
+ * The sweeps of run --nth-sweep and hunt, and crashtest's setup, workload
+ * and check lines, run code under injected faults and power cuts.  A step that hangs (a task stuck in the kernel, a
  * file system waiting forever for I/O that failed) is a finding, not a
  * reason for the tool to hang with it: after the deadline the child and
  * everything it started are killed, and what the stuck task was doing (its
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -234,29 +239,165 @@ int dft_wait_child(pid_t pid, int *status, unsigned int secs, char *hung, size_t
 	return -EDEADLK;
 }
 
+/*
+ * In the child: its output where @sp says, its environment, then held
+ * (traced: PTRACE_TRACEME, the parent holds it in its exec-stop; held: until
+ * a byte comes on @go) and exec.  A failed exec writes its errno to @err.
+ */
+static void __noreturn dft_proc_child(const struct dft_spawn *sp, int go, int err)
+{
+	char *const *env;
+	int fd, e;
+	char b;
+
+	if (sp->out) {
+		fd = open(sp->out, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		if (fd >= 0 && (dup2(fd, 1) < 0 || dup2(fd, 2) < 0))
+			_exit(127);
+	}
+	if ((sp->fd1 && dup2(sp->fd1, 1) < 0) || (sp->fd2 && dup2(sp->fd2, 2) < 0))
+		_exit(127);
+	for (env = sp->env; env && *env; env++)
+		putenv(*env);
+	if (sp->flags & DFT_PROC_TRACE) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(127);
+	} else if ((sp->flags & DFT_PROC_HOLD) && read(go, &b, 1) != 1) {
+		_exit(127);	/* EOF without a byte: abort */
+	}
+	if (sp->line)
+		execl("/bin/sh", "sh", "-c", sp->line, (char *)NULL);
+	else
+		execvp(sp->path ? sp->path : sp->argv[0], sp->argv);
+	e = errno;
+	if (write(err, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* The errno a failed exec left in @p->err, once the child is gone. */
+static void dft_proc_exec_errno(struct dft_proc *p)
+{
+	int e;
+
+	if (p->err < 0)
+		return;
+	if (read(p->err, &e, sizeof(e)) == sizeof(e))
+		p->exec_errno = e;
+	close(p->err);
+	p->err = -1;
+}
+
+/* Wait for a traced child's exec-stop, or its exit if the exec failed. */
+static int dft_proc_wait_exec(struct dft_proc *p)
+{
+	int st;
+
+	while (waitpid(p->pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFSTOPPED(st))
+		return 0;
+	p->status = st;
+	dft_proc_exec_errno(p);
+	if (!p->exec_errno)
+		p->exec_errno = ENOEXEC;
+	return 0;
+}
+
+int dft_proc_spawn(struct dft_proc *p, const struct dft_spawn *sp)
+{
+	int go[2], err[2], e;
+
+	memset(p, 0, sizeof(*p));
+	p->go = -1;
+	p->err = -1;
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(err, O_CLOEXEC)) {
+		e = -errno;
+		close(go[0]);
+		close(go[1]);
+		return e;
+	}
+	fflush(NULL);
+	p->pid = fork();
+	if (p->pid < 0) {
+		e = -errno;
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		return e;
+	}
+	if (!p->pid) {
+		close(go[1]);
+		close(err[0]);
+		dft_proc_child(sp, go[0], err[1]);
+	}
+	close(go[0]);
+	close(err[1]);
+	p->err = err[0];
+	p->traced = sp->flags & DFT_PROC_TRACE;
+	if (sp->flags & DFT_PROC_HOLD && !p->traced) {
+		p->go = go[1];
+		return 0;
+	}
+	close(go[1]);
+	return p->traced ? dft_proc_wait_exec(p) : 0;
+}
+
+bool dft_proc_release(struct dft_proc *p, bool go)
+{
+	if (p->traced) {
+		if (go)
+			ptrace(PTRACE_DETACH, p->pid, NULL, NULL);
+		else
+			kill(p->pid, SIGKILL);
+	} else if (p->go >= 0) {
+		if (go && write(p->go, "g", 1) != 1)
+			go = false;
+		close(p->go);
+		p->go = -1;
+	}
+	return go;
+}
+
+int dft_proc_wait(struct dft_proc *p, unsigned int secs, char *hung, size_t len)
+{
+	int r;
+
+	r = dft_wait_child(p->pid, &p->status, secs, hung, len);
+	if (r == -EDEADLK)
+		p->stuck = true;
+	else if (!r || r == -ETIMEDOUT)
+		dft_proc_exec_errno(p);
+	if (p->err >= 0) {
+		close(p->err);
+		p->err = -1;
+	}
+	return r;
+}
+
+int dft_exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int dft_sh_timeout(const char *line, const char *out, char *const *env, unsigned int secs,
 		   int *status, char *hung, size_t len)
 {
-	pid_t pid;
-	int fd;
+	struct dft_spawn sp = { .line = line, .out = out, .fd1 = out ? 0 : 2, .env = env };
+	struct dft_proc p;
+	int r;
 
 	*hung = '\0';
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		fd = out ? open(out, O_WRONLY | O_CREAT | O_APPEND, 0600) : 2;
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		for (; env && *env; env++)
-			putenv(*env);
-		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
-		_exit(127);
-	}
-	return dft_wait_child(pid, status, secs, hung, len);
+	r = dft_proc_spawn(&p, &sp);
+	if (r)
+		return r;
+	r = dft_proc_wait(&p, secs, hung, len);
+	*status = p.status;
+	return r;
 }
 
 size_t dft_file_tail(const char *path, char *buf, size_t len)

@@ -153,38 +153,34 @@ static void dft_read_first_line(int fd, char *buf, size_t len)
 /* Exec ourselves ("dmfault version"), ld.so's complaints on stderr kept. */
 static int dft_probe_exec(char *why, size_t len)
 {
+	static char *const argv[] = { "dmfault", "version", NULL };
+	struct dft_spawn sp = { .argv = argv, .path = "/proc/self/exe", .out = "/dev/null" };
+	struct dft_proc c;
 	char buf[512];
-	pid_t pid;
-	int fd, st, p[2];
+	int r, st, p[2];
 
 	if (pipe2(p, O_CLOEXEC)) {
 		snprintf(why, len, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (!pid) {
-		fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0)
-			dup2(fd, 1);
-		dup2(p[1], 2);
-		execl("/proc/self/exe", "dmfault", "version", (char *)NULL);
-		dprintf(2, "%s", strerror(errno));
-		_exit(127);
-	}
+	sp.fd2 = p[1];
+	r = dft_proc_spawn(&c, &sp);
 	close(p[1]);
-	if (pid < 0) {
-		snprintf(why, len, "fork: %s", strerror(errno));
+	if (r) {
+		snprintf(why, len, "fork: %s", strerror(-r));
 		close(p[0]);
 		return -1;
 	}
 	dft_read_first_line(p[0], buf, sizeof(buf));
 	close(p[0]);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(why, len, "wait: %s", strerror(errno));
-			return -1;
-		}
+	r = dft_proc_wait(&c, 0, NULL, 0);
+	if (r) {
+		snprintf(why, len, "wait: %s", strerror(-r));
+		return -1;
+	}
+	st = c.status;
+	if (c.exec_errno)
+		snprintf(buf, sizeof(buf), "%s", strerror(c.exec_errno));
 	if (WIFSIGNALED(st))
 		snprintf(why, len, "exec of dmfault version: killed by signal %d", WTERMSIG(st));
 	else if (WEXITSTATUS(st))
