@@ -330,12 +330,9 @@ static int dft_check_pid(const char *s, pid_t *pid)
 /* Mark (or unmark) @pid through DFT_DEBUGFS/mark. */
 static int dft_mark(pid_t pid, bool mark)
 {
-	char val[32];
+	char val[32], path[512];
 
 	snprintf(val, sizeof(val), "%s%d", mark ? "" : "-", (int)pid);
-
-	char path[512];
-
 	return dft_write_file(dft_top_file(path, sizeof(path), "mark"), val);
 }
 

@@ -68,14 +68,6 @@ struct dft_hunt {
 	unsigned int nr_env;
 };
 
-static double dft_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * A file that comes with the tool: @installed under the parent of the
  * directory the tool runs from (PREFIX/sbin/../share/...), else @built in

@@ -305,22 +305,6 @@ static void dft_stats_json(struct dft_json *j, const struct dft_sample *s,
 	dft_json_end(j, '}');
 }
 
-static double dft_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void dft_sleep_ms(uint64_t ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 /* Print one report of every sample (rates against @prev when watching). */
 static void dft_stats_report(const struct dft_opts *o, struct dft_sample *s,
 			     struct dft_stats *prev, unsigned int n, double secs)

@@ -286,7 +286,7 @@ out:
 }
 
 /* Remove @name with a udev cookie, waiting for udev (or libdm) to finish. */
-static int dft_dm_remove_task(const char *name, bool retry)
+int dft_dm_remove(const char *name, bool retry)
 {
 	struct dm_task *dmt;
 	uint32_t cookie = 0;
@@ -305,11 +305,6 @@ static int dft_dm_remove_task(const char *name, bool retry)
 	dm_udev_wait(cookie);
 	dm_task_destroy(dmt);
 	return r;
-}
-
-int dft_dm_remove(const char *name, bool retry)
-{
-	return dft_dm_remove_task(name, retry);
 }
 
 /*
@@ -365,7 +360,7 @@ out_remove:
 		char why[sizeof(dft_dm_err)];
 
 		memcpy(why, dft_dm_err, sizeof(why));
-		if (dft_dm_remove_task(name, true))
+		if (dft_dm_remove(name, true))
 			fprintf(stderr, "dmfault: %s: could not remove the half-created device: %s\n",
 				name, dft_dm_err);
 		memcpy(dft_dm_err, why, sizeof(why));

@@ -593,6 +593,10 @@ int dft_proc_wait(struct dft_proc *p, unsigned int secs, char *hung, size_t len)
  * dead after SIGKILL (not reaped), or another -errno.
  */
 int dft_wait_child(pid_t pid, int *status, unsigned int secs, char *hung, size_t len);
+/* Seconds on the monotonic clock, for durations. */
+double dft_now(void);
+/* Sleep @ms milliseconds, signals or not. */
+void dft_sleep_ms(uint64_t ms);
 /* A wait status as a shell's $?: the exit status, or 128 + the signal. */
 int dft_exit_code(int status);
 /*

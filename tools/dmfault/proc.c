@@ -32,11 +32,20 @@
 #define DFT_TREE_MAX	256
 #define DFT_REAP_MS	10000		/* after SIGKILL */
 
-static void dft_sleep_ms(unsigned int ms)
+double dft_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void dft_sleep_ms(uint64_t ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 
-	nanosleep(&ts, NULL);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }
 
 /* Parent, state and name of @pid from /proc/PID/stat; -1 if it is gone. */
