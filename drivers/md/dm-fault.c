@@ -85,34 +85,48 @@ bad:
 	return r;
 }
 
-static unsigned int fault_bio_op(struct bio *bio, unsigned int *opbits)
-{
-	unsigned int op;
+/*
+ * The operation class of each block operation, so that map finds it with
+ * one load rather than a chain of compares.  Filled at module load: every
+ * operation not named is FAULT_OP_OTHER.
+ */
+static u8 fault_op_of[1 << REQ_OP_BITS] __ro_after_init;
 
-	switch (bio_op(bio)) {
-	case REQ_OP_READ:
-		op = FAULT_OP_READ;
-		break;
-	case REQ_OP_WRITE:
-		op = bio_sectors(bio) ? FAULT_OP_WRITE : FAULT_OP_FLUSH;
-		break;
-	case REQ_OP_DISCARD:
-	case REQ_OP_SECURE_ERASE:
-		op = FAULT_OP_DISCARD;
-		break;
-	case REQ_OP_WRITE_ZEROES:
-		op = FAULT_OP_WRITE_ZEROES;
-		break;
-	default:
-		op = FAULT_OP_OTHER;
-		break;
-	}
-	*opbits = 1U << op;
-	if (bio->bi_opf & REQ_PREFLUSH)
-		*opbits |= 1U << FAULT_OP_FLUSH;
-	if (bio->bi_opf & REQ_FUA)
-		*opbits |= FAULT_OPM_FUA;
+static void __init fault_op_table_set(enum req_op op, enum fault_op fop)
+{
+	fault_op_of[(__force unsigned int)op] = fop;
+}
+
+static void __init fault_op_table_init(void)
+{
+	memset(fault_op_of, FAULT_OP_OTHER, sizeof(fault_op_of));
+	fault_op_table_set(REQ_OP_READ, FAULT_OP_READ);
+	fault_op_table_set(REQ_OP_WRITE, FAULT_OP_WRITE);
+	fault_op_table_set(REQ_OP_DISCARD, FAULT_OP_DISCARD);
+	fault_op_table_set(REQ_OP_SECURE_ERASE, FAULT_OP_DISCARD);
+	fault_op_table_set(REQ_OP_WRITE_ZEROES, FAULT_OP_WRITE_ZEROES);
+}
+
+static unsigned int fault_bio_op(struct bio *bio)
+{
+	unsigned int op = fault_op_of[(__force unsigned int)bio_op(bio)];
+
+	/* a write without data is an empty flush */
+	if (op == FAULT_OP_WRITE && !bio_sectors(bio))
+		op = FAULT_OP_FLUSH;
 	return op;
+}
+
+/* What rules match: the bio's operation class, a preflush, FUA. */
+static unsigned int fault_bio_opbits(struct bio *bio, unsigned int op)
+{
+	unsigned int opbits = 1U << op;
+
+	if (bio->bi_opf & REQ_PREFLUSH)
+		opbits |= 1U << FAULT_OP_FLUSH;
+	if (bio->bi_opf & REQ_FUA)
+		opbits |= FAULT_OPM_FUA;
+	return opbits;
 }
 
 static void fault_log(struct fault_c *fc, struct fault_rule *rule, unsigned int op,
@@ -142,16 +156,24 @@ static void fault_log(struct fault_c *fc, struct fault_rule *rule, unsigned int 
 
 /*
  * The rule walk: the first rule of the set that fires on the bio takes it,
- * with a reference.  A bio the set's bounds rule out touches no rule.
+ * with a reference, and is counted in fc->nr_acting until end_io.  A bio
+ * the set's bounds rule out touches no rule.
+ *
+ * The read side is rcu_read_lock_sched(): with preemptible RCU,
+ * rcu_read_lock() and rcu_read_unlock() are a call each, while disabling
+ * preemption is one instruction each way, and since RCU's flavours were
+ * consolidated call_rcu() and synchronize_rcu() wait for such a section
+ * too.  Nothing in the walk sleeps (the engine's predicate never does).
  */
-static void fault_map_rules(struct fault_c *fc, struct fault_per_bio *pb, unsigned int opbits,
+static void fault_map_rules(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
 			    sector_t sector)
 {
+	unsigned int opbits = fault_bio_opbits(bio, pb->op);
 	struct fault_ruleset *set;
 	unsigned int i;
 
-	rcu_read_lock();
-	set = rcu_dereference(fc->rules);
+	rcu_read_lock_sched();
+	set = rcu_dereference_sched(fc->rules);
 	if (set && !fault_ruleset_may_match(set, opbits, sector, pb->bytes)) {
 		this_cpu_inc(*fc->skipped);
 		set = NULL;
@@ -160,30 +182,46 @@ static void fault_map_rules(struct fault_c *fc, struct fault_per_bio *pb, unsign
 		if (fault_rule_fires(set->rules[i], opbits, sector, pb->bytes)) {
 			pb->rule = set->rules[i];
 			fault_rule_get(pb->rule);
+			atomic_inc(&fc->nr_acting);
 			break;
 		}
 	}
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 }
 
-static int fault_map(struct dm_target *ti, struct bio *bio)
+/* Count a bio in its operation's counters. */
+static inline void fault_count(struct fault_c *fc, unsigned int op, unsigned int bytes)
 {
-	struct fault_c *fc = ti->private;
-	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
-	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	struct fault_op_stats __percpu *stats = fc->stats;
+
+	this_cpu_inc(stats->bios[op]);
+	this_cpu_add(stats->bytes[op], bytes);
+}
+
+/* Send the bio to the device below, as dm-linear does. */
+static inline void fault_remap(struct fault_c *fc, struct bio *bio, sector_t sector)
+{
+	bio_set_dev(bio, fc->dev->bdev);
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = fc->start + sector;
+}
+
+/*
+ * map of a device with rules, a bad-block map, a write cache or no device
+ * below (fault-error).  Out of line so that map of a device with none of
+ * these keeps a small frame.
+ */
+static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
+				   sector_t sector)
+{
 	blk_status_t bad = BLK_STS_OK;
-	unsigned int opbits;
 	int r;
 
-	pb->rule = NULL;
-	pb->op = fault_bio_op(bio, &opbits);
 	/* first, as a disk's medium errors: it may shorten the bio */
 	if (unlikely(READ_ONCE(fc->bad)))
 		bad = fault_bad_map(fc, bio, pb->op, sector);
 	pb->bytes = bio->bi_iter.bi_size;
-
-	this_cpu_inc(fc->stats->bios[pb->op]);
-	this_cpu_add(fc->stats->bytes[pb->op], pb->bytes);
+	fault_count(fc, pb->op, pb->bytes);
 	if (unlikely(bad)) {
 		bio->bi_status = bad;
 		bio_endio(bio);
@@ -191,16 +229,14 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	}
 	/* no rules: no RCU read section either */
 	if (rcu_access_pointer(fc->rules))
-		fault_map_rules(fc, pb, opbits, sector);
+		fault_map_rules(fc, bio, pb, sector);
 
 	if (unlikely(!fc->dev)) {
 		/* fault-error: nothing below; a disabled rule still fails */
 		if (!pb->rule)
 			return DM_MAPIO_KILL;
 	} else {
-		bio_set_dev(bio, fc->dev->bdev);
-		if (bio_sectors(bio))
-			bio->bi_iter.bi_sector = fc->start + sector;
+		fault_remap(fc, bio, sector);
 	}
 	if (unlikely(pb->rule))
 		fault_log(fc, pb->rule, pb->op, sector, pb->bytes);
@@ -214,9 +250,28 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	return DM_MAPIO_REMAPPED;
 }
 
-static int fault_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
+static int fault_map(struct dm_target *ti, struct bio *bio)
 {
 	struct fault_c *fc = ti->private;
+	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
+	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	unsigned int op = fault_bio_op(bio);
+
+	pb->rule = NULL;
+	pb->op = op;
+	if (unlikely(READ_ONCE(fc->bad) || rcu_access_pointer(fc->rules) || fc->cache ||
+		     !fc->dev))
+		return fault_map_full(fc, bio, pb, sector);
+	/* nothing but counting: the bio goes below as through dm-linear */
+	pb->bytes = bio->bi_iter.bi_size;
+	fault_count(fc, op, pb->bytes);
+	fault_remap(fc, bio, sector);
+	return DM_MAPIO_REMAPPED;
+}
+
+/* end_io of a bio that failed, or while some bio in flight has a rule. */
+static noinline int fault_end_io_full(struct fault_c *fc, struct bio *bio, blk_status_t *error)
+{
 	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
 	struct fault_op_stats *st;
 
@@ -230,8 +285,23 @@ static int fault_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *err
 		fault_act_end_io(fc, pb, bio, error);
 		fault_rule_put(pb->rule);
 		pb->rule = NULL;
+		atomic_dec(&fc->nr_acting);
 	}
 	return DM_ENDIO_DONE;
+}
+
+static int fault_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
+{
+	struct fault_c *fc = ti->private;
+
+	/*
+	 * A bio that succeeded while no rule acts on any bio has nothing to
+	 * count or undo: done without looking up its per-bio data.  A bio a
+	 * rule took was counted in nr_acting before it was submitted.
+	 */
+	if (likely(!*error) && !atomic_read(&fc->nr_acting))
+		return DM_ENDIO_DONE;
+	return fault_end_io_full(fc, bio, error);
 }
 
 /*
@@ -704,6 +774,7 @@ static int __init dm_fault_init(void)
 {
 	int i, r;
 
+	fault_op_table_init();
 	r = fault_cache_init();
 	if (r)
 		return r;

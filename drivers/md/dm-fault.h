@@ -110,6 +110,7 @@ struct fault_c {
 	struct mutex lock;		/* serialises rule set updates */
 	unsigned int next_id;
 	u64 __percpu *skipped;		/* bios the sets' bounds ruled out */
+	atomic_t nr_acting;		/* bios in flight a rule took (pb->rule) */
 
 	struct fault_op_stats __percpu *stats;
 
