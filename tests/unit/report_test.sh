@@ -85,7 +85,7 @@ assert lin["iops_median"] == 100000.5 and lin["rounds"] == 3, lin
 assert row["raw"]["iops_median"] == 110500.0, row["raw"]
 assert abs(row["fault"]["ratio"] - 99000 / 100000.5) < 1e-12, row["fault"]
 assert [(v["target"], v["ok"]) for v in row["fault"]["targets"]] == \
-    [(">= 0.98", True), (">= dm-flakey %.3f" % fl["ratio"], True)], row["fault"]["targets"]
+    [(">= 0.995", False), (">= dm-flakey %.3f" % fl["ratio"], True)], row["fault"]["targets"]
 assert [v["ok"] for v in row["fault-16miss"]["targets"]] == [False, True]
 assert row["fault-p0.1%"]["errors"] == 119 and row["zz-extra"]["targets"] == []
 assert list(row) == ["raw", "dm-linear", "dm-flakey", "fault", "fault-16miss", "fault-p0.1%",
