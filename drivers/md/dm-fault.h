@@ -155,8 +155,8 @@ struct fault_per_bio {
 
 /*
  * dm-fault-rules.c: a rule's life, and the device's rule set.  The set is
- * read under rcu_read_lock() (rcu_dereference(fc->rules)); these change it,
- * each under fc->lock, and return 0 or -errno with *error set.
+ * read under rcu_read_lock(), or rcu_read_lock_sched() in map; these
+ * change it, each under fc->lock, and return 0 or -errno with *error set.
  */
 struct fault_rule *fault_rule_alloc(struct fault_c *fc, char **error);
 void fault_rule_get(struct fault_rule *rule);
@@ -260,8 +260,8 @@ static inline bool fault_ruleset_may_match(const struct fault_ruleset *set, unsi
  * @sector: first sector, relative to the target
  * @bytes: the bio's size
  *
- * Called under rcu_read_lock() from map; takes no lock.  Inline: with many
- * rules the match tests are most of a bio's cost.
+ * Called under rcu_read_lock_sched() from map; takes no lock.  Inline:
+ * with many rules the match tests are most of a bio's cost.
  */
 static inline bool fault_rule_fires(struct fault_rule *rule, unsigned int opbits,
 				    sector_t sector, unsigned int bytes)
