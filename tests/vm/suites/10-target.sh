@@ -32,6 +32,23 @@ check "offset: data lands 2048 sectors in" env DMF_PATTERN_BASE=$((2048 * 512)) 
 	dmf-pattern verify "$NB" $((2048 * 512)) $MB 12
 dmsetup remove off
 
+# --- failures from below, no rules ----------------------------------------
+# A bio no rule took still has its failure counted when the device below
+# fails it: end_io's short way out is only for bios that succeeded.
+dm_create eb "0 $S error"
+dm_create fb "0 $S fault /dev/mapper/eb 0"
+check "no rule, failing device below: the device exists" test -b /dev/mapper/fb
+refused "no rule, failing device below: a read fails with EIO" "Input/output error" \
+	dd if=/dev/mapper/fb of=/dev/null bs=4096 count=1 iflag=direct
+refused "no rule, failing device below: a write fails with EIO" "Input/output error" \
+	dd if=/dev/zero of=/dev/mapper/fb bs=8192 count=1 oflag=direct
+expect "no rule: the failed read and write are counted, with their bytes" \
+	"read bios=1 failed=1 failed_bytes=4096 write bios=1 failed=1 failed_bytes=8192" \
+	"$(dmsetup message fb 0 stats | awk '$1 == "op" && ($2 == "read" || $2 == "write") {
+		printf "%s%s %s %s %s", sep, $2, $3, $5, $6; sep = " " }')"
+dmsetup remove fb
+dmsetup remove eb
+
 # --- error rule at a rate ------------------------------------------------
 dm_create er "0 $S fault $NB 0 1 error:op=read,p=1%,seed=99"
 fio --name=r --filename=/dev/mapper/er --rw=randread --bs=4k --direct=1 \
