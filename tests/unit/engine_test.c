@@ -928,6 +928,7 @@ struct drawer {
 	struct dmf_attr *a;
 	pthread_barrier_t *start;
 	u64 *out;
+	int cpu;		/* the shim CPU it draws on; 0 is where a thread starts */
 	int n;
 };
 
@@ -936,6 +937,7 @@ static void *draw_thread(void *arg)
 	struct drawer *d = arg;
 	int i;
 
+	shim_set_cpu(d->cpu);
 	pthread_barrier_wait(d->start);
 	for (i = 0; i < d->n; i++)
 		d->out[i] = dmf_attr_draw(d->a);
@@ -980,25 +982,6 @@ out:
 	free(par);
 }
 
-struct cpu_drawer {
-	struct dmf_attr *a;
-	pthread_barrier_t *start;
-	u64 *out;
-	int cpu, n;
-};
-
-static void *cpu_draw_thread(void *arg)
-{
-	struct cpu_drawer *d = arg;
-	int i;
-
-	shim_set_cpu(d->cpu);
-	pthread_barrier_wait(d->start);
-	for (i = 0; i < d->n; i++)
-		d->out[i] = dmf_attr_draw(d->a);
-	return NULL;
-}
-
 /*
  * One stream a CPU: callers pinned to CPUs of their own, drawing at the
  * same time, each get exactly what a lone caller on that CPU gets, and no
@@ -1008,7 +991,7 @@ static void test_draws_per_cpu(void)
 {
 	const int per = 50000, n = SHIM_NR_CPUS * per;
 	u64 *alone = calloc(n, sizeof(u64)), *par = calloc(n, sizeof(u64)), next;
-	struct cpu_drawer d[SHIM_NR_CPUS];
+	struct drawer d[SHIM_NR_CPUS];
 	pthread_t tid[SHIM_NR_CPUS];
 	pthread_barrier_t start;
 	struct dmf_attr a;
@@ -1028,9 +1011,9 @@ static void test_draws_per_cpu(void)
 	dmf_attr_reset(&a);
 	pthread_barrier_init(&start, NULL, SHIM_NR_CPUS);
 	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++) {
-		d[cpu] = (struct cpu_drawer){ .a = &a, .start = &start, .out = par + cpu * per,
-					      .cpu = cpu, .n = per };
-		if (pthread_create(&tid[cpu], NULL, cpu_draw_thread, &d[cpu]))
+		d[cpu] = (struct drawer){ .a = &a, .start = &start, .out = par + cpu * per,
+				       .cpu = cpu, .n = per };
+		if (pthread_create(&tid[cpu], NULL, draw_thread, &d[cpu]))
 			abort();
 	}
 	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++)
