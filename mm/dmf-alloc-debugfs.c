@@ -11,10 +11,16 @@
  * shown and stored under dmfa_lock; after a store to a row marked .arms
  * (probability, times, fail-nth), dmfa_rearm() arms or disarms the hooks.
  *
- * Why not debugfs_create_bool() and debugfs_create_u32(), as
- * lib/fault-inject.c has them: 6.1's bool write returns success for a
- * value kstrtobool() refuses, and the u32 one truncates what does not
- * fit; both would accept writes these knobs refuse with EINVAL.
+ * Why not the debugfs helpers lib/fault-inject.c is built from, on 6.1
+ * and 6.12 alike: debugfs_create_bool()'s write returns success for a
+ * value kstrtobool() refuses, and debugfs_create_u32() truncates
+ * (4294967296 stores 0).  simple_attr_write_xsigned(), the write of
+ * DEFINE_DEBUGFS_ATTRIBUTE() files, parses only the first 23 bytes (a
+ * 27-byte zero-padded 1 stores 0 and succeeds), in any base, returns
+ * ERANGE past U64_MAX and refuses surrounding blanks.  Every knob here
+ * takes surrounding blanks; times, space and interval are decimal only;
+ * a bool or an integer that does not parse or fit is refused with EINVAL
+ * and the old value kept.
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 

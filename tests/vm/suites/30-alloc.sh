@@ -185,6 +185,57 @@ expect "an unmark list with a bad PID is refused whole: the good one stays marke
 kill $sp
 wait $sp 2> /dev/null
 
+# --- plain knobs where the kernel's debugfs helpers fall short ---------------
+# verbose and min-order are u32s, task-filter a bool.  debugfs_create_u32()
+# stores 4294967296 as 0, the attribute write under it reads a 27-byte
+# zero-padded 1 as 0 and refuses " 5", debugfs_create_bool() reports
+# success for "maybe" (see mm/dmf-alloc-debugfs.c).  Each write is checked
+# for its exit status and error text, then the value read back.
+
+# knob_write FILE VALUE: write VALUE (no newline added) to FILE; prints the
+# write's exit status and, if it failed, the shell's error text
+knob_write() {
+	local err r
+
+	err=$(printf '%s' "$2" 2>&1 > "$1")
+	r=$?
+	echo "$r${err:+ ${err##*: }}"
+}
+
+reset
+check "dmf_alloc is loaded" grep -q '^dmf_alloc ' /proc/modules
+for f in $SL/verbose $PG/min-order; do
+	k=${f#$D/}
+	if [ ! -f $f ]; then
+		fail "$k: the knob exists" "no $f"
+		continue
+	fi
+	old=$(cat $f)
+	for v in 4294967296 18446744073709551616; do
+		expect "$k: 7 taken, then $v refused (EINVAL), 7 kept" \
+			"0|1 Invalid argument|7" "$(knob_write $f 7)|$(knob_write $f $v)|$(cat $f)"
+	done
+	expect "$k: ' 5' is taken as 5" "0|5" "$(knob_write $f ' 5')|$(cat $f)"
+	v=$(printf '%026d1')
+	expect "$k: 1 zero-padded to ${#v} bytes is taken as 1" "0|1" \
+		"$(knob_write $f "$v")|$(cat $f)"
+	expect "$k: $old written back" "0|$old" "$(knob_write $f "$old")|$(cat $f)"
+done
+f=$SL/task-filter
+if [ -f $f ]; then
+	old=$(cat $f)
+	for b in N Y; do
+		expect "failslab/task-filter: $b taken, then maybe refused (EINVAL), $b kept" \
+			"0|1 Invalid argument|$b" "$(knob_write $f $b)|$(knob_write $f maybe)|$(cat $f)"
+	done
+	expect "failslab/task-filter: N taken, then ' Y' taken as Y" "0|0|Y" \
+		"$(knob_write $f N)|$(knob_write $f ' Y')|$(cat $f)"
+	expect "failslab/task-filter: $old written back" "0|$old" \
+		"$(knob_write $f "$old")|$(cat $f)"
+else
+	fail "failslab/task-filter: the knob exists" "no $f"
+fi
+
 # --- a marked shell command gets ENOMEM, nothing else does -------------------
 
 reset
