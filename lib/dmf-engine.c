@@ -562,21 +562,6 @@ bool dmf_should_fail_ctx(struct dmf_attr *a, u64 size, void *ctx)
 EXPORT_SYMBOL_GPL(dmf_should_fail_ctx);
 
 /**
- * dmf_count_filtered - count a call that the injector's own filter stopped
- * @a: the attribute
- *
- * For a filter the injector applies before asking the engine but counts
- * as the engine's (the allocator hooks' task filter, a fail-nth count not
- * yet due): evaluated, not passed.  Touches nothing else.
- */
-void dmf_count_filtered(struct dmf_attr *a)
-{
-	this_cpu_inc(a->stats->evaluated);
-	this_cpu_inc(a->stats->filtered);
-}
-EXPORT_SYMBOL_GPL(dmf_count_filtered);
-
-/**
  * dmf_force_fail - inject a fault the injector decided on (fail-nth)
  * @a: the attribute
  * @ctx: passed to a->log, or NULL

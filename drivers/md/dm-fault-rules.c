@@ -169,21 +169,29 @@ static void fault_ruleset_retire_rcu(struct rcu_head *head)
 	fault_ruleset_free(container_of(head, struct fault_ruleset, rcu));
 }
 
-/* Set the bounds fault_ruleset_may_match() tests: the union of the rules' matches. */
-static void fault_ruleset_bound(struct fault_ruleset *set)
+/*
+ * Publish the bounds of @set (NULL: none) for fault_rules_may_match().  A
+ * FUA match is a write's; a preflush match a write's or an empty flush's.
+ */
+static void fault_rules_bound(struct fault_c *fc, const struct fault_ruleset *set)
 {
-	unsigned int i;
+	unsigned int i, opmask = 0;
+	u64 first = U64_MAX, last = 0;
 
-	set->opmask = 0;
-	set->first = U64_MAX;
-	set->last = 0;
-	for (i = 0; i < set->nr; i++) {
+	for (i = 0; set && i < set->nr; i++) {
 		const struct fault_rule_cfg *cfg = &set->rules[i]->cfg;
 
-		set->opmask |= cfg->opmask;
-		set->first = min(set->first, cfg->first);
-		set->last = max(set->last, cfg->last);
+		opmask |= cfg->opmask;
+		first = min(first, cfg->first);
+		last = max(last, cfg->last);
 	}
+	if (opmask & FAULT_OPM_FUA)
+		opmask |= BIT(FAULT_OP_WRITE);
+	if (opmask & BIT(FAULT_OP_FLUSH))
+		opmask |= BIT(FAULT_OP_WRITE);
+	WRITE_ONCE(fc->bounds.opmask, opmask & FAULT_OPM_ANY);
+	WRITE_ONCE(fc->bounds.first, first);
+	WRITE_ONCE(fc->bounds.last, last);
 }
 
 static struct fault_ruleset *fault_rules_current(struct fault_c *fc)
@@ -213,7 +221,9 @@ static struct fault_ruleset *fault_ruleset_splice(const struct fault_ruleset *ol
 		fault_rule_get(old->rules[i]);
 		set->rules[j++] = old->rules[i];
 	}
-	fault_ruleset_bound(set);
+	for (i = 0; i < set->nr; i++)
+		if (set->rules[i]->cfg.opmask & (FAULT_OPM_FUA | BIT(FAULT_OP_FLUSH)))
+			set->by_flags = true;
 	return set;
 }
 
@@ -226,6 +236,7 @@ static void fault_rules_publish(struct fault_c *fc, struct fault_ruleset *set)
 {
 	struct fault_ruleset *old = fault_rules_current(fc);
 
+	fault_rules_bound(fc, set);
 	rcu_assign_pointer(fc->rules, set->nr ? set : NULL);
 	if (!set->nr)
 		fault_ruleset_free(set);
@@ -252,6 +263,7 @@ static void fault_rule_start(struct fault_c *fc, struct fault_rule *rule)
 	rule->status = fault_blk_status[rule->cfg.status];
 	rule->start_jiffies = jiffies;
 	WRITE_ONCE(rule->skip_base, fault_rules_skipped(fc));
+	rule->plain = fault_rule_plain(&rule->cfg);
 }
 
 static int __fault_rules_add(struct fault_c *fc, struct fault_rule *rule, char **error)
@@ -443,6 +455,7 @@ int fault_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **
 	set = fault_rules_current(fc);
 	if (fault_ruleset_find(set, id, &pos)) {
 		WRITE_ONCE(set->rules[pos]->cfg.enabled, enable);
+		WRITE_ONCE(set->rules[pos]->plain, fault_rule_plain(&set->rules[pos]->cfg));
 	} else {
 		*error = "No rule with that id";
 		r = -ENOENT;

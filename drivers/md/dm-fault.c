@@ -156,8 +156,8 @@ static void fault_log(struct fault_c *fc, struct fault_rule *rule, unsigned int 
 
 /*
  * The rule walk: the first rule of the set that fires on the bio takes it,
- * with a reference, and is counted in fc->nr_acting until end_io.  A bio
- * the set's bounds rule out touches no rule.
+ * with a reference, and is counted in fc->nr_acting until end_io.  Called
+ * for a bio within the set's bounds (fault_rules_may_match()).
  *
  * The read side is rcu_read_lock_sched(): with preemptible RCU,
  * rcu_read_lock() and rcu_read_unlock() are a call each, while disabling
@@ -165,19 +165,17 @@ static void fault_log(struct fault_c *fc, struct fault_rule *rule, unsigned int 
  * consolidated call_rcu() and synchronize_rcu() wait for such a section
  * too.  Nothing in the walk sleeps (the engine's predicate never does).
  */
-static void fault_map_rules(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
-			    sector_t sector)
+static __always_inline void fault_rules_walk(struct fault_c *fc, struct bio *bio,
+					     struct fault_per_bio *pb, sector_t sector)
 {
-	unsigned int opbits = fault_bio_opbits(bio, pb->op);
+	unsigned int opbits = BIT(pb->op);
 	struct fault_ruleset *set;
 	unsigned int i;
 
 	rcu_read_lock_sched();
 	set = rcu_dereference_sched(fc->rules);
-	if (set && !fault_ruleset_may_match(set, opbits, sector, pb->bytes)) {
-		this_cpu_inc(*fc->skipped);
-		set = NULL;
-	}
+	if (set && set->by_flags)
+		opbits = fault_bio_opbits(bio, pb->op);
 	for (i = 0; set && i < set->nr; i++) {
 		if (fault_rule_fires(set->rules[i], opbits, sector, pb->bytes)) {
 			pb->rule = set->rules[i];
@@ -207,9 +205,9 @@ static inline void fault_remap(struct fault_c *fc, struct bio *bio, sector_t sec
 }
 
 /*
- * map of a device with rules, a bad-block map, a write cache or no device
- * below (fault-error).  Out of line so that map of a device with none of
- * these keeps a small frame.
+ * map of a device with a bad-block map, a write cache or no device below
+ * (fault-error).  Out of line so that map of a device with none of these
+ * keeps a small frame.
  */
 static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
 				   sector_t sector)
@@ -227,9 +225,8 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct f
 		bio_endio(bio);
 		return DM_MAPIO_SUBMITTED;
 	}
-	/* no rules: no RCU read section either */
-	if (rcu_access_pointer(fc->rules))
-		fault_map_rules(fc, bio, pb, sector);
+	if (rcu_access_pointer(fc->rules) && fault_rules_may_match(fc, pb->op, sector, pb->bytes))
+		fault_rules_walk(fc, bio, pb, sector);
 
 	if (unlikely(!fc->dev)) {
 		/* fault-error: nothing below; a disabled rule still fails */
@@ -250,6 +247,22 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct f
 	return DM_MAPIO_REMAPPED;
 }
 
+/*
+ * map of a bio within the bounds of the rules of a device that has no
+ * bad-block map, no cache and a device below: the walk, and the action of
+ * a rule that takes the bio.
+ */
+static noinline int fault_map_walk(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
+				   sector_t sector)
+{
+	fault_rules_walk(fc, bio, pb, sector);
+	fault_remap(fc, bio, sector);
+	if (likely(!pb->rule))
+		return DM_MAPIO_REMAPPED;
+	fault_log(fc, pb->rule, pb->op, sector, pb->bytes);
+	return fault_act(fc, pb, bio);
+}
+
 static int fault_map(struct dm_target *ti, struct bio *bio)
 {
 	struct fault_c *fc = ti->private;
@@ -259,12 +272,14 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 
 	pb->rule = NULL;
 	pb->op = op;
-	if (unlikely(READ_ONCE(fc->bad) || rcu_access_pointer(fc->rules) || fc->cache ||
-		     !fc->dev))
+	if (unlikely(READ_ONCE(fc->bad) || fc->cache || !fc->dev))
 		return fault_map_full(fc, bio, pb, sector);
-	/* nothing but counting: the bio goes below as through dm-linear */
 	pb->bytes = bio->bi_iter.bi_size;
 	fault_count(fc, op, pb->bytes);
+	/* no rule can match: the bio goes below as through dm-linear */
+	if (unlikely(rcu_access_pointer(fc->rules)) &&
+	    fault_rules_may_match(fc, op, sector, pb->bytes))
+		return fault_map_walk(fc, bio, pb, sector);
 	fault_remap(fc, bio, sector);
 	return DM_MAPIO_REMAPPED;
 }

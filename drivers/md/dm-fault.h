@@ -33,20 +33,33 @@ struct fault_rule {
 	atomic64_t skipped;		/* matching bios let through (skip=) */
 	u64 __percpu *seen;		/* bios that reached the rule in the walk */
 	u64 skip_base;			/* fault_rules_skipped() when published or reset */
+	bool plain;			/* see fault_rule_plain() */
 };
 
 /*
- * An immutable array of rules, replaced as a whole under RCU, with the
- * union of its rules' operations and sector ranges: a bio outside both
- * cannot match any rule, skips the walk and is counted in the device's
- * skipped counter.
+ * An immutable array of rules, replaced as a whole under RCU.  by_flags: a
+ * rule matches FUA or preflush, so the walk looks at the bio's flags.
  */
 struct fault_ruleset {
 	struct rcu_head rcu;
 	unsigned int nr;
-	unsigned int opmask;
-	u64 first, last;
+	bool by_flags;
 	struct fault_rule *rules[];
+};
+
+/*
+ * What the rules of the current set could match at most: the union of
+ * their sector ranges, and the operation classes of their matches (FUA and
+ * preflush matches counted as writes).  A bio outside skips the walk and
+ * is counted in the device's skipped counter.  Written under fc->lock when
+ * a set is published, read in map without a lock: a bio that sees the
+ * bounds of one set and the rules of another, while a message changes
+ * them, is ruled out only by a bound of one of the two sets, so it meets
+ * the rules of one set or the other, as it would before or after.
+ */
+struct fault_rule_bounds {
+	unsigned int opmask;		/* bits of enum fault_op; 0: no rules */
+	u64 first, last;
 };
 
 struct fault_op_stats {
@@ -109,7 +122,8 @@ struct fault_c {
 	struct fault_ruleset __rcu *rules;
 	struct mutex lock;		/* serialises rule set updates */
 	unsigned int next_id;
-	u64 __percpu *skipped;		/* bios the sets' bounds ruled out */
+	struct fault_rule_bounds bounds;
+	u64 __percpu *skipped;		/* bios the bounds ruled out */
 	atomic_t nr_acting;		/* bios in flight a rule took (pb->rule) */
 
 	struct fault_op_stats __percpu *stats;
@@ -245,12 +259,30 @@ static inline bool fault_sectors_overlap(u64 first, u64 last, sector_t sector,
 	return sector <= last && sector + (bytes >> SECTOR_SHIFT) > first;
 }
 
-/* Could any rule of @set match this bio?  Its bounds cover all its rules'. */
-static inline bool fault_ruleset_may_match(const struct fault_ruleset *set, unsigned int opbits,
-					   sector_t sector, unsigned int bytes)
+/*
+ * Could a rule match this bio?  If not, count it as skipped: every rule
+ * of the set has seen it.  Called only while the device has rules.
+ */
+static inline bool fault_rules_may_match(struct fault_c *fc, unsigned int op, sector_t sector,
+					 unsigned int bytes)
 {
-	return (set->opmask & opbits) &&
-	       fault_sectors_overlap(set->first, set->last, sector, bytes);
+	if ((READ_ONCE(fc->bounds.opmask) & BIT(op)) &&
+	    fault_sectors_overlap(READ_ONCE(fc->bounds.first), READ_ONCE(fc->bounds.last),
+				  sector, bytes))
+		return true;
+	this_cpu_inc(*fc->skipped);
+	return false;
+}
+
+/*
+ * A plain rule is enabled and matches every sector and size at any time,
+ * with no skip: fault_rule_fires() tests only its operations.  Set when
+ * the rule is published and when it is switched on or off.
+ */
+static inline bool fault_rule_plain(const struct fault_rule_cfg *cfg)
+{
+	return cfg->enabled && !cfg->first && cfg->last == U64_MAX && !cfg->min_bytes &&
+	       cfg->max_bytes == U32_MAX && !cfg->after_s && !cfg->down_s && !cfg->skip;
 }
 
 /**
@@ -269,15 +301,19 @@ static inline bool fault_rule_fires(struct fault_rule *rule, unsigned int opbits
 	const struct fault_rule_cfg *cfg = &rule->cfg;
 
 	this_cpu_inc(*rule->seen);
-	if (!READ_ONCE(cfg->enabled) || !(cfg->opmask & opbits) ||
-	    !fault_sectors_overlap(cfg->first, cfg->last, sector, bytes))
+	if (!(cfg->opmask & opbits))
 		return false;
-	if (bytes < cfg->min_bytes || bytes > cfg->max_bytes)
-		return false;
-	if (unlikely(cfg->after_s || cfg->down_s) && !fault_rule_window_open(rule))
-		return false;
-	if (unlikely(cfg->skip) && atomic64_inc_return(&rule->skipped) <= cfg->skip)
-		return false;
+	if (!READ_ONCE(rule->plain)) {
+		if (!READ_ONCE(cfg->enabled) ||
+		    !fault_sectors_overlap(cfg->first, cfg->last, sector, bytes))
+			return false;
+		if (bytes < cfg->min_bytes || bytes > cfg->max_bytes)
+			return false;
+		if (unlikely(cfg->after_s || cfg->down_s) && !fault_rule_window_open(rule))
+			return false;
+		if (unlikely(cfg->skip) && atomic64_inc_return(&rule->skipped) <= cfg->skip)
+			return false;
+	}
 	return dmf_should_fail(&rule->cfg.attr, bytes);
 }
 

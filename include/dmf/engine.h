@@ -111,11 +111,36 @@ void dmf_attr_reset(struct dmf_attr *a);
 
 bool dmf_should_fail_ctx(struct dmf_attr *a, u64 size, void *ctx);
 bool dmf_stack_allows(struct dmf_attr *a, void *ctx);
-void dmf_count_filtered(struct dmf_attr *a);
 void dmf_force_fail(struct dmf_attr *a, void *ctx);
 
+/**
+ * dmf_count_filtered - count a call that a filter stopped
+ * @a: the attribute
+ *
+ * For a filter the injector applies before asking the engine but counts
+ * as the engine's (the allocator hooks' task filter, a fail-nth count not
+ * yet due), and for probability 0: evaluated, not passed.  Touches
+ * nothing else.
+ */
+static inline void dmf_count_filtered(struct dmf_attr *a)
+{
+	struct dmf_pcpu_counters __percpu *stats = a->stats;
+
+	this_cpu_inc(stats->evaluated);
+	this_cpu_inc(stats->filtered);
+}
+
+/*
+ * dmf_should_fail_ctx() without a context.  Probability 0, the first
+ * filter, is decided inline: a rule or hook switched off that way costs two
+ * per-CPU increments and no call.
+ */
 static inline bool dmf_should_fail(struct dmf_attr *a, u64 size)
 {
+	if (!READ_ONCE(a->prob.thresh)) {
+		dmf_count_filtered(a);
+		return false;
+	}
 	return dmf_should_fail_ctx(a, size, NULL);
 }
 

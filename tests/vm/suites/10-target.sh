@@ -328,6 +328,15 @@ io_fails "enabled rule fires" ms "error=5 (Input/output error)" \
 	dmf-pattern write /dev/mapper/ms 0 4096 1
 dmsetup message ms 0 rule remove 2
 check "removed rule no longer fires" dmf-pattern write /dev/mapper/ms 0 4096 1
+# a rule on every sector and size is tested by its operation alone: its
+# switch must still count
+id=$(dmsetup message ms 0 rule add error:op=write)
+check "disable a rule on every sector" dmsetup message ms 0 rule disable "$id"
+check "disabled rule on every sector does not fire" dmf-pattern write /dev/mapper/ms 0 4096 1
+check "enable it again" dmsetup message ms 0 rule enable "$id"
+io_fails "enabled rule on every sector fires" ms "error=5 (Input/output error)" \
+	dmf-pattern write /dev/mapper/ms 0 4096 1
+dmsetup message ms 0 rule remove "$id"
 dmsetup message ms 0 reset
 expect "reset clears the counters" "rule 1 action=error enabled=1 seen=0 matched=0 injected=0" \
 	"$(dmsetup message ms 0 stats | grep '^rule 1' | sed 's/ seed=.*//')"
@@ -358,6 +367,36 @@ dmsetup message sn 0 rule remove 2
 rd 16
 expect "seen: and across the removal of another rule" 8 "$(seen 1)"
 dmsetup remove sn
+
+# --- FUA and flush rules: a write with O_DSYNC is FUA, an fsync an empty flush
+# (on a disk with a write-back cache: without one the block layer strips both)
+VD=${VM_DISKS%% *}
+if [ -b "$VD" ]; then
+	sz=$(dm_size "$VD")
+	dm_create fu "0 $sz fault $VD 0 1 error:op=fua,sectors=0-7"
+	wc=$(cat "/sys/block/$(dmsetup info -c -o blkdevname --noheadings fu)/queue/write_cache")
+fi
+if [ ! -b "$VD" ] || [ "$wc" != "write back" ]; then
+	skip "FUA and flush rules" "no disk with a write-back cache (${wc:-no disk})"
+else
+	check "fua rule: a direct write without O_DSYNC goes through" \
+		dd if=/dev/zero of=/dev/mapper/fu bs=4k count=1 oflag=direct status=none
+	refused "fua rule: a direct write with O_DSYNC (FUA) fails" "Input/output error" \
+		dd if=/dev/zero of=/dev/mapper/fu bs=4k count=1 oflag=direct,dsync status=none
+	check "fua rule: a FUA write outside its sectors goes through" \
+		dd if=/dev/zero of=/dev/mapper/fu bs=4k count=1 seek=1 oflag=direct,dsync status=none
+	dmsetup remove fu
+	dm_create fl "0 $sz fault $VD 0 1 error:op=flush"
+	check "flush rule: a direct write goes through" \
+		dd if=/dev/zero of=/dev/mapper/fl bs=4k count=1 oflag=direct status=none
+	refused "flush rule: the fsync after a write (an empty flush) fails" \
+		"fsync failed.*Input/output error" \
+		dd if=/dev/zero of=/dev/mapper/fl bs=4k count=1 oflag=direct conv=fsync status=none
+	expect "flush rule: one flush injected" "injected=1" \
+		"$(dmsetup message fl 0 stats | awk '$1 == "rule" {print $7}')"
+	dmsetup remove fl
+fi
+[ -e /dev/mapper/fu ] && dmsetup remove fu
 
 # --- tracepoint ------------------------------------------------------------
 T=/sys/kernel/tracing
