@@ -107,7 +107,7 @@ static int dmfa_left_show(struct seq_file *m, struct dmfa_hook *h, const struct 
 	return 0;
 }
 
-/* The engine's own parser for times, space and seed (decimal, as the kernel's). */
+/* The engine's own parser for times and space (decimal only) and seed (any base). */
 static int dmfa_attr_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	return dmf_attr_parse_kv(&h->attr, k->name, val);
