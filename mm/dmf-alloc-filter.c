@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dmf_alloc filters that look inside the kernel: slab cache names, and the
- * text ranges of modules and symbols for the stack filter.
+ * dmf_alloc filters that look inside the kernel: slab cache names, the
+ * text ranges of modules and symbols for the stack filter, and symbol
+ * addresses (the probe points' too).
  *
  * struct kmem_cache has been private to mm/ since 6.8, so the offset of
  * its name is found at load time on two kmalloc caches whose names are
@@ -18,6 +19,7 @@
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
 #include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -31,7 +33,8 @@
 
 static unsigned int dmfa_name_off;
 static bool dmfa_name_found;
-static const struct kmem_cache *dmfa_boot_cache;
+/* The cache of struct kmem_cache: dmfa_is_boot_cache(). */
+const struct kmem_cache *dmfa_boot_cache;
 
 /* Does the char * at @off in @s point to @want? */
 static bool dmfa_name_at(const struct kmem_cache *s, unsigned int off, const char *want)
@@ -81,12 +84,6 @@ const char *dmfa_cache_name(const struct kmem_cache *s)
 	return READ_ONCE(*(const char * const *)((const char *)s + dmfa_name_off));
 }
 
-/* The kernel's failslab never fails the cache of struct kmem_cache. */
-bool dmfa_is_boot_cache(const struct kmem_cache *s)
-{
-	return s == dmfa_boot_cache;
-}
-
 static unsigned int dmfa_kmalloc_index(size_t size)
 {
 	if (size <= KMALLOC_MIN_SIZE)
@@ -125,12 +122,13 @@ struct kmem_cache *dmfa_kmalloc_cache(size_t size, gfp_t gfp, const void *bucket
 
 /*
  * The start of symbol @name ("symbol" or "module:symbol"), 0 if there is
- * none.  The kprobe is registered disabled in case the first instruction
- * is a single byte: it is then placed but never armed, and taken down at
- * once.  The answer is checked against kallsyms, since a symbol of one
- * byte would have sent the probe into its neighbour.
+ * none: for the stack filter, and for the probe points at load.  The kprobe
+ * is registered disabled in case the first instruction is a single byte:
+ * it is then placed but never armed, and taken down at once.  The answer is
+ * checked against kallsyms, since a symbol of one byte would have sent the
+ * probe into its neighbour.
  */
-static unsigned long dmfa_lookup(const char *name)
+unsigned long dmfa_lookup(const char *name)
 {
 	struct kprobe kp = {
 		.symbol_name = name,

@@ -27,6 +27,14 @@
 
 /* pid -> the marked task */
 static DEFINE_XARRAY(dmfa_marks);
+
+/*
+ * How many marked pids there are in each bucket (dmfa_mark_bucket()),
+ * changed with dmfa_marks under its lock: a task whose bucket is empty is
+ * not marked, which every trapped call of an armed hook with the task
+ * filter on learns without an xarray lookup (dmfa_task_surely_filtered()).
+ */
+unsigned int dmfa_mark_count[DMFA_MARK_BUCKETS];
 /* pid -> struct dmfa_nth */
 static DEFINE_XARRAY(dmfa_nths);
 
@@ -40,14 +48,37 @@ struct dmfa_nth {
 DEFINE_PER_CPU(unsigned int, dmfa_busy);
 
 /* A fail-nth count is pending in a live task: look up current's. */
-static bool dmfa_nth_on;
+bool dmfa_nth_on;
 
 static struct tracepoint *dmfa_tp_fork;
 static struct tracepoint *dmfa_tp_exit;
 
 static bool dmfa_task_marked(void)
 {
-	return dmfa_arch_in_task() && xa_load(&dmfa_marks, current->pid) == current;
+	return in_task() && READ_ONCE(*dmfa_mark_bucket(current->pid)) &&
+	       xa_load(&dmfa_marks, current->pid) == current;
+}
+
+/* Mark @t, counted in its bucket.  Caller holds the xa_lock of dmfa_marks. */
+static int __dmfa_mark_store(struct task_struct *t, gfp_t gfp)
+{
+	unsigned int *n = dmfa_mark_bucket(t->pid);
+	void *old = __xa_store(&dmfa_marks, t->pid, t, gfp);
+
+	if (xa_is_err(old))
+		return xa_err(old);
+	if (!old)
+		WRITE_ONCE(*n, *n + 1);
+	return 0;
+}
+
+/* Unmark pid @pid.  Caller holds the xa_lock of dmfa_marks. */
+static void __dmfa_mark_erase(pid_t pid)
+{
+	unsigned int *n = dmfa_mark_bucket(pid);
+
+	if (__xa_erase(&dmfa_marks, pid))
+		WRITE_ONCE(*n, *n - 1);
 }
 
 /* Caller holds rcu_read_lock(). */
@@ -55,7 +86,7 @@ static struct dmfa_nth *dmfa_nth_current(void)
 {
 	struct dmfa_nth *e;
 
-	if (!dmfa_arch_in_task())
+	if (!in_task())
 		return NULL;
 	e = xa_load(&dmfa_nths, current->pid);
 	return e && READ_ONCE(e->task) == current ? e : NULL;
@@ -140,16 +171,18 @@ bool dmfa_nth_refresh(void)
 /* sched_process_fork, in the parent: a marked task's child is marked. */
 static void dmfa_on_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
-	void *old;
+	int r;
 
 	if (xa_load(&dmfa_marks, parent->pid) != parent)
 		return;
 	this_cpu_inc(dmfa_busy);
-	old = xa_store(&dmfa_marks, child->pid, child, GFP_ATOMIC | __GFP_NOWARN);
+	xa_lock(&dmfa_marks);
+	r = __dmfa_mark_store(child, GFP_ATOMIC | __GFP_NOWARN);
+	xa_unlock(&dmfa_marks);
 	this_cpu_dec(dmfa_busy);
-	if (xa_is_err(old))
+	if (r)
 		pr_warn_ratelimited("cannot mark %d, forked by marked %d: %d\n",
-				    child->pid, parent->pid, xa_err(old));
+				    child->pid, parent->pid, r);
 }
 
 /*
@@ -162,7 +195,7 @@ static void dmfa_on_exit(void *data, struct task_struct *p)
 
 	xa_lock(&dmfa_marks);
 	if (xa_load(&dmfa_marks, p->pid) == p)
-		__xa_erase(&dmfa_marks, p->pid);
+		__dmfa_mark_erase(p->pid);
 	xa_unlock(&dmfa_marks);
 
 	xa_lock(&dmfa_nths);
@@ -199,7 +232,6 @@ static struct task_struct *dmfa_get_task(pid_t nr)
 static int dmfa_mark(pid_t nr, bool mark, bool apply)
 {
 	struct task_struct *t = dmfa_get_task(nr);
-	void *old;
 	int r = 0;
 
 	if (!t)
@@ -209,15 +241,14 @@ static int dmfa_mark(pid_t nr, bool mark, bool apply)
 		if (xa_load(&dmfa_marks, t->pid) != t)
 			r = -ENOENT;
 		else if (apply)
-			__xa_erase(&dmfa_marks, t->pid);
+			__dmfa_mark_erase(t->pid);
 	} else if (t->flags & PF_EXITING) {
 		r = -ESRCH;
 	} else if (apply) {
-		old = __xa_store(&dmfa_marks, t->pid, t, GFP_KERNEL);
-		r = xa_err(old);
+		r = __dmfa_mark_store(t, GFP_KERNEL);
 		/* __xa_store() may drop the lock to allocate: exiting now? */
 		if (!r && (t->flags & PF_EXITING)) {
-			__xa_erase(&dmfa_marks, t->pid);
+			__dmfa_mark_erase(t->pid);
 			r = -ESRCH;
 		}
 	}

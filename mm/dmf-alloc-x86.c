@@ -5,10 +5,10 @@
  * memory from the kernel image.  An arm64 port replaces this file.
  */
 #include <linux/ftrace.h>
-#include <linux/kprobes.h>
 #include <linux/linkage.h>
 #include <linux/objtool.h>
-#include <linux/preempt.h>
+#include <linux/uaccess.h>
+#include <asm/ibt.h>
 #include <asm/pgtable_types.h>
 #include <asm/ptrace.h>
 #include <asm/unwind.h>
@@ -18,10 +18,11 @@
 asmlinkage void dmfa_return_stub(void);
 
 /*
- * The probe handler sends the probed function here instead of into its
- * body: a bare return to the function's caller, with %rax as the handler
- * set it.  Never called, only returned into, so it has no ENDBR; ASM_RET
- * is the return thunk where the kernel has one.
+ * The ftrace callback sends the probed function here instead of into its
+ * body (the trampoline returns to regs->ip): a bare return to the
+ * function's caller, with %rax as the callback set it.  Never called, only
+ * returned into, so it has no ENDBR; ASM_RET is the return thunk where the
+ * kernel has one.
  */
 asm(".pushsection .text, \"ax\"\n"
 	".type dmfa_return_stub, @function\n"
@@ -30,12 +31,6 @@ asm(".pushsection .text, \"ax\"\n"
 	ASM_RET
 	".size dmfa_return_stub, .-dmfa_return_stub\n"
 	".popsection\n");
-
-/* Argument @n (from 0) of the function whose entry @regs was taken at. */
-unsigned long dmfa_arch_arg(struct pt_regs *regs, unsigned int n)
-{
-	return regs_get_kernel_argument(regs, n);
-}
 
 /* The probed function's return address: at the top of the stack on entry. */
 unsigned long dmfa_arch_caller(struct pt_regs *regs)
@@ -61,49 +56,39 @@ bool dmfa_arch_module_addr(unsigned long addr)
 }
 
 /*
- * The first instruction after the ftrace call site at @addr.  A kprobe
- * there is a breakpoint, not an ftrace callback: nothing has run yet, the
- * arguments are in their registers and the return address is on top of
- * the stack, exactly as at the entry.
+ * The ftrace call site of the function that starts at @func, as the
+ * callback's ip names it: the first instruction, or the one after ENDBR64
+ * (or the NOP that seals it) where the kernel is built for IBT.
  */
-kprobe_opcode_t *dmfa_arch_past_ftrace(kprobe_opcode_t *addr)
+unsigned long dmfa_arch_ftrace_site(unsigned long func)
 {
-	return addr + MCOUNT_INSN_SIZE;
+	u32 insn;
+
+	if (copy_from_kernel_nofault(&insn, (void *)func, sizeof(insn)))
+		return func;
+	return is_endbr(insn) ? func + ENDBR_INSN_SIZE : func;
 }
 
 /*
- * in_task() as the probed function saw it.  A breakpoint handler runs as
- * an NMI (irqentry_nmi_enter() adds NMI_OFFSET + HARDIRQ_OFFSET); take
- * that level off to see the interrupted context.
- */
-bool dmfa_arch_in_task(void)
-{
-	unsigned long pc = preempt_count();
-
-	if (pc & NMI_MASK)
-		pc -= NMI_OFFSET + HARDIRQ_OFFSET;
-	return !(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
-}
-
-/*
- * The probed function's callers, from its registers at the entry.  The
+ * The probed function's callers, from its registers at the ftrace call
+ * site (regs->sp points at the return address, as at the entry).  The
  * unwinder starts in the caller, as if the probed function had already
- * returned: neither the breakpoint's exception frame nor the probed
- * function's first instruction is unwound through (6.12's ORC unwinder
- * stops at both when asked from a kprobe handler).
+ * returned: neither the ftrace trampoline nor the probed function's first
+ * instruction is unwound through.
  */
 unsigned int dmfa_arch_stack(struct pt_regs *probe, unsigned long *entries, unsigned int max)
 {
-	struct pt_regs regs;
+	struct pt_regs regs = {};
 	struct unwind_state state;
 	unsigned long addr;
 	unsigned int n = 0;
 
 	if (!max)
 		return 0;
-	regs = *probe;
+	/* the trampoline saved no more than these three of the unwinder's */
 	regs.ip = dmfa_arch_caller(probe);
 	regs.sp = probe->sp + sizeof(unsigned long);
+	regs.bp = probe->bp;
 	if (!regs.ip)
 		return 0;
 	entries[n++] = regs.ip;

@@ -3,9 +3,9 @@
  * dmf_alloc: slab and page-allocator failure injection on a stock kernel.
  *
  * Debian builds its kernels without CONFIG_FAILSLAB and
- * CONFIG_FAIL_PAGE_ALLOC.  This module puts kprobes on the allocators and,
- * when the dm-fault engine says so, makes the probed function return at
- * once with its failure value.  Where the kernel still has the noinline
+ * CONFIG_FAIL_PAGE_ALLOC.  This module attaches an ftrace callback to the
+ * allocators and, when the dm-fault engine says so, makes the probed
+ * function return at once with its failure value.  Where the kernel still has the noinline
  * should_failslab() and should_fail_alloc_page() (6.1) one probe each is
  * enough; where they are compiled out (6.12) the allocation entry points
  * are failed before they run.  The probe set is chosen at load time from
@@ -16,9 +16,10 @@
  * dmf-alloc-task.c), and then asks the engine, which does probability,
  * interval, times, space and the stack filter, and logs through the hook's
  * own line (dmfa_log_fault()).
- * The kprobes are registered disabled at load and enabled only while a
- * hook is armed (probability not zero, or a fail-nth count pending): a
- * disarmed hook leaves no breakpoint in the text.  Knobs live in debugfs, see
+ * Each hook has one ftrace_ops whose filter, the hook's probed functions,
+ * is set at load; the ops is registered only while the hook is armed
+ * (probability not zero, or a fail-nth count pending): a disarmed hook
+ * leaves the kernel text as it found it.  Knobs live in debugfs, see
  * Documentation/fault-injection/dm-fault-allocators.rst.
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt
@@ -144,16 +145,12 @@ static bool dmfa_slab_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 		/* kmalloc(0) is ZERO_SIZE_PTR; large kmalloc is the page hook's */
 		if (d->cache == DMFA_NOARG && (!c->size || c->size > KMALLOC_MAX_CACHE_SIZE))
 			return false;
-	} else {
-		c->size = kmem_cache_size(c->cache);
 	}
-	if (d->count != DMFA_NOARG)
-		c->size *= dmfa_arch_arg(c->regs, d->count);
 	if (d->buckets != DMFA_NOARG)
 		buckets = (const void *)dmfa_arch_arg(c->regs, d->buckets);
 
-	rcu_read_lock();
-	filter = rcu_dereference(h->cache_filter);
+	/* preemption is off in the callback: an RCU grace period waits for it */
+	filter = rcu_dereference_sched(h->cache_filter);
 	if (filter) {
 		if (!c->cache)
 			c->cache = dmfa_kmalloc_cache(c->size, c->gfp, buckets,
@@ -163,8 +160,18 @@ static bool dmfa_slab_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 		for (i = 0; name && i < filter->nr && !wanted; i++)
 			wanted = !strcmp(name, filter->name[i]);
 	}
-	rcu_read_unlock();
 	return wanted;
+}
+
+/* Bytes for space, worked out only for a call that may fail. */
+static void dmfa_slab_size(struct dmfa_call *c)
+{
+	const struct dmfa_probe_desc *d = c->desc;
+
+	if (d->size == DMFA_NOARG)
+		c->size = kmem_cache_size(c->cache);
+	if (d->count != DMFA_NOARG)
+		c->size *= dmfa_arch_arg(c->regs, d->count);
 }
 
 static bool dmfa_page_wanted(struct dmfa_hook *h, struct dmfa_call *c)
@@ -257,7 +264,7 @@ static void dmfa_log_fault(struct dmf_attr *a, void *ctx)
 		unsigned long chain[DMF_STACK_DEPTH_MAX];
 		unsigned int i, n = dmfa_arch_stack(c->regs, chain, ARRAY_SIZE(chain));
 
-		/* the chain the stack filter sees, not the breakpoint's frames */
+		/* the chain the stack filter sees, not the trampoline's frames */
 		for (i = 0; i < n; i++)
 			pr_notice("  %s %pB\n", i ? "from" : "called by", (void *)chain[i]);
 	}
@@ -266,108 +273,116 @@ static void dmfa_log_fault(struct dmf_attr *a, void *ctx)
 /* The task's say first (fail-nth, the task filter), then the engine's. */
 static bool dmfa_decide(struct dmfa_hook *h, struct dmfa_call *c)
 {
-	switch (dmfa_task_decide(h, c)) {
-	case DMFA_TASK_FAIL:
-		dmf_force_fail(&h->attr, c);
-		return true;
-	case DMFA_TASK_PASS:
+	enum dmfa_task_verdict v = DMFA_TASK_PASS;
+
+	if (!dmfa_task_surely_filtered(h))
+		v = dmfa_task_decide(h, c);
+	if (v == DMFA_TASK_PASS) {
 		dmf_count_filtered(&h->attr);
 		return false;
-	case DMFA_TASK_SKIP:
-		return false;
-	default:
-		return dmf_should_fail_ctx(&h->attr, c->size, c);
 	}
+	if (v == DMFA_TASK_SKIP)
+		return false;
+	if (h->id == DMFA_FAILSLAB)
+		dmfa_slab_size(c);
+	if (v == DMFA_TASK_FAIL) {
+		dmf_force_fail(&h->attr, c);
+		return true;
+	}
+	return dmf_should_fail_ctx(&h->attr, c->size, c);
 }
 
 /*
- * The probe handler, at the entry of an allocator function: domain
- * filters, per-task decisions, then the engine; to fail, return from the
- * function at once.  Runs in any context the allocator runs in: no
- * sleeping, no allocation.
+ * One call of a probed function, at its ftrace call site: domain filters,
+ * per-task decisions, then the engine.  Runs in any context the allocator
+ * runs in, with preemption off: no sleeping, no allocation.  To fail it,
+ * set the return value and have the trampoline return into
+ * dmfa_return_stub instead of the function's body
+ * (FTRACE_OPS_FL_IPMODIFY).
  */
-static int dmfa_probe_pre(struct kprobe *kp, struct pt_regs *regs)
+static void dmfa_probe_hit(struct dmfa_hook *h, const struct dmfa_probe *p,
+			   struct pt_regs *regs)
 {
-	struct dmfa_probe *p = container_of(kp, struct dmfa_probe, kp);
 	struct dmfa_call c = { .regs = regs, .desc = p->desc };
-	struct dmfa_hook *h = p->hook;
 
 	this_cpu_inc(*h->seen);
 	if (this_cpu_read(dmfa_busy) || !dmfa_wanted(h, &c) || !dmfa_decide(h, &c))
-		return 0;
+		return;
 	/* the last of times: nothing more to do, disarm (as the kernel cannot) */
 	if (READ_ONCE(h->attr.times) >= 0 && !atomic64_read(&h->attr.times_left))
 		dmfa_rearm_soon();
 	dmfa_arch_fail(regs, dmfa_fail_value(c.desc, regs));
-	return 1;
 }
 
-/* A post handler keeps the kprobe from being optimized: jumps cannot redirect. */
-static void dmfa_probe_post(struct kprobe *kp, struct pt_regs *regs, unsigned long flags)
+/*
+ * The ftrace callback of a hook's probed functions.  Nothing has run in
+ * the function yet: the arguments are in their registers and the return
+ * address is on top of the stack.  A call made while this CPU is already
+ * in here, in the same context, is let through and counted as missed.
+ */
+static void dmfa_ftrace_func(unsigned long ip, unsigned long parent_ip,
+			     struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
+	struct dmfa_hook *h = container_of(ops, struct dmfa_hook, ops);
+	struct dmfa_probe *p;
+	int bit;
+
+	if (!READ_ONCE(h->live))
+		return;
+	for (p = h->probes; p < h->probes + h->nr_probes && p->site != ip; p++)
+		;
+	if (p == h->probes + h->nr_probes)
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		p->missed++;
+		return;
+	}
+	dmfa_probe_hit(h, p, dmfa_ftrace_regs(fregs));
+	ftrace_test_recursion_unlock(bit);
 }
 
-static void dmfa_probe_init(struct dmfa_probe *p)
-{
-	memset(&p->kp, 0, sizeof(p->kp));
-	/* registered disabled: no breakpoint until the hook is armed */
-	p->kp.flags = KPROBE_FLAG_DISABLED;
-	if (p->addr)
-		p->kp.addr = p->addr;
-	else
-		p->kp.symbol_name = p->desc->symbol;
-	p->kp.pre_handler = dmfa_probe_pre;
-	p->kp.post_handler = dmfa_probe_post;
-}
-
-/* Keep @d as a probe of @h if a kprobe can be put on it in this kernel. */
+/*
+ * Keep @d as a probe of @h if its function is in this kernel and has an
+ * ftrace call site: it joins the filter of the hook's ops, which is not
+ * registered yet, so nothing in the kernel text changes.
+ */
 static bool dmfa_probe_try(struct dmfa_hook *h, const struct dmfa_probe_desc *d)
 {
 	struct dmfa_probe *p = &h->probes[h->nr_probes];
+	unsigned long addr;
+	int r;
 
 	if (h->nr_probes >= ARRAY_SIZE(h->probes))
 		return false;
-	p->desc = d;
-	p->hook = h;
-	p->addr = NULL;
-	dmfa_probe_init(p);
-	if (register_kprobe(&p->kp))
+	addr = dmfa_lookup(d->symbol);
+	if (!addr)
 		return false;
-	/*
-	 * Not on the ftrace call site: disarming an ftrace kprobe allocates
-	 * (ftrace_set_filter_ip()) through the very functions being
-	 * unpatched, and with other CPUs allocating 6.1 live-locked there.
-	 * A breakpoint on the next instruction sees the same registers and
-	 * stack; a function whose next instruction cannot take a kprobe is
-	 * not probed at all.
-	 */
-	if (kprobe_ftrace(&p->kp)) {
-		kprobe_opcode_t *past = dmfa_arch_past_ftrace(p->kp.addr);
-
-		unregister_kprobe(&p->kp);
-		p->addr = past;
-		dmfa_probe_init(p);
-		if (register_kprobe(&p->kp)) {
-			pr_warn("%s: %s: no kprobe past its ftrace site, not probed\n",
-				h->name, d->symbol);
-			return false;
-		}
+	r = ftrace_set_filter_ip(&h->ops, addr, 0, 0);
+	if (r) {
+		pr_warn("%s: %s: no ftrace call site (%d), not probed\n", h->name, d->symbol, r);
+		return false;
 	}
-	h->kps[h->nr_probes++] = &p->kp;
+	p->desc = d;
+	p->site = dmfa_arch_ftrace_site(addr);
+	p->missed = 0;
+	h->nr_probes++;
 	return true;
 }
 
 /*
  * Choose the probe points: the should_*() function where it exists,
- * else every allocation entry point this kernel has.  Each is tried by
- * registering a kprobe on it, disabled; those kept stay registered and
- * disabled until the hook is armed.
+ * else every allocation entry point this kernel has.  One ftrace_ops per
+ * hook covers them all; its filter is set here, once, and the ops is
+ * registered only while the hook is armed.
  */
 static void dmfa_hook_choose(struct dmfa_hook *h, const struct dmfa_probe_desc *point,
 			     const struct dmfa_probe_desc *entries, unsigned int nr)
 {
 	unsigned int i;
 
+	h->ops.func = dmfa_ftrace_func;
+	h->ops.flags = FTRACE_OPS_FL_IPMODIFY;
 	if (dmfa_entry_probes || !dmfa_probe_try(h, point))
 		for (i = 0; i < nr; i++)
 			dmfa_probe_try(h, &entries[i]);
@@ -380,25 +395,25 @@ void dmfa_hook_list_probes(struct seq_file *m, struct dmfa_hook *h)
 	unsigned int i;
 
 	for (i = 0; i < h->nr_probes; i++)
-		seq_printf(m, "%s %s arms=%lu missed=%lu site=%s\n", h->probes[i].desc->symbol,
-			   h->armed ? "armed" : "off", h->arms, h->probes[i].kp.nmissed,
-			   h->probes[i].addr ? "breakpoint" : "entry");
+		seq_printf(m, "%s %s arms=%lu missed=%lu site=ftrace\n", h->probes[i].desc->symbol,
+			   h->armed ? "armed" : "off", h->arms, READ_ONCE(h->probes[i].missed));
 }
 
 /*
  * Arm or disarm one hook to match its configuration: armed while a
  * fail-nth count is pending (@nth), or the probability is not zero and
- * times is not used up.  Arming enables the hook's kprobes (a breakpoint
- * in each function), disarming disables them: no breakpoint is left and
- * nothing runs.  They are not unregistered and registered again, which
- * would cost an instruction slot, an optprobe aggregate and a hash insert
- * each time.
+ * times is not used up.  Arming registers the hook's ftrace_ops (a call to
+ * its trampoline at each function's ftrace site), then lets the callback
+ * fail calls; disarming stops the callback failing anything first, then
+ * unregisters the ops: the sites are NOPs again.  The filter is not
+ * touched: registration allocates only before the ops goes live, and
+ * unregistration not at all, so no allocation of ftrace's own is failed
+ * by the hook being armed or disarmed.
  */
 static int dmfa_hook_arm(struct dmfa_hook *h, bool nth)
 {
-	unsigned int i;
 	bool want;
-	int r = 0;
+	int r;
 
 	want = !dmfa_exiting && (nth || (!dmf_prob_is_zero(&h->attr.prob) &&
 					 atomic64_read(&h->attr.times_left)));
@@ -406,20 +421,21 @@ static int dmfa_hook_arm(struct dmfa_hook *h, bool nth)
 		return 0;
 	if (want && !h->nr_probes)
 		return -ENODEV;
-	for (i = 0; i < h->nr_probes; i++) {
-		r = want ? enable_kprobe(h->kps[i]) : disable_kprobe(h->kps[i]);
-		if (r && want)
-			break;
-	}
-	if (r) {
-		pr_warn("%s: cannot arm %s: %d\n", h->name, h->probes[i].desc->symbol, r);
-		while (i--)
-			disable_kprobe(h->kps[i]);
-		return r;
+	if (want) {
+		r = register_ftrace_function(&h->ops);
+		if (r) {
+			pr_warn("%s: cannot arm: %d\n", h->name, r);
+			return r;
+		}
+		WRITE_ONCE(h->live, true);
+		h->arms++;
+	} else {
+		WRITE_ONCE(h->live, false);
+		r = unregister_ftrace_function(&h->ops);
+		if (r)
+			pr_warn("%s: cannot disarm: %d\n", h->name, r);
 	}
 	h->armed = want;
-	if (want)
-		h->arms++;
 	return 0;
 }
 
@@ -467,10 +483,10 @@ static DEFINE_IRQ_WORK(dmfa_rearm_irq, dmfa_rearm_queue);
 /**
  * dmfa_rearm_soon - have dmfa_rearm() run shortly
  *
- * For the probe handler and the task exit hook, which cannot take
+ * For the ftrace callback and the task exit hook, which cannot take
  * dmfa_lock: when times runs out, a fail-nth count fires or its task
- * exits, the hooks may have nothing left to do.  An irq_work, safe from
- * the breakpoint handler, queues the work.
+ * exits, the hooks may have nothing left to do.  An irq_work, safe in any
+ * context the allocators run in, queues the work.
  */
 void dmfa_rearm_soon(void)
 {
@@ -522,8 +538,7 @@ static void dmfa_hook_destroy(struct dmfa_hook *h)
 {
 	unsigned int i;
 
-	if (h->nr_probes)
-		unregister_kprobes(h->kps, h->nr_probes);
+	ftrace_free_filter(&h->ops);
 
 	for (i = 0; i < DMFA_NR_LISTS; i++)
 		dmfa_names_free(h->lists[i]);
@@ -610,7 +625,10 @@ static void __exit dmfa_exit(void)
 	dmfa_task_stop();
 	dmfa_rearm_sync();
 	dmfa_task_exit();
-	/* a task preempted between a probe and the return stub is past it now */
+	/*
+	 * unregister_ftrace_function() waited for tasks preempted in the
+	 * trampoline; one between it and the return stub is past it now
+	 */
 	synchronize_rcu_tasks();
 	for (i = 0; i < DMFA_NR_HOOKS; i++)
 		dmfa_hook_destroy(&dmfa_hooks[i]);
@@ -619,6 +637,6 @@ static void __exit dmfa_exit(void)
 module_init(dmfa_init);
 module_exit(dmfa_exit);
 
-MODULE_DESCRIPTION("dm-fault slab and page-allocator fault injection (kprobes)");
+MODULE_DESCRIPTION("dm-fault slab and page-allocator fault injection (ftrace)");
 MODULE_AUTHOR("dm-fault developers");
 MODULE_LICENSE("GPL");

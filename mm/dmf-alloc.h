@@ -2,7 +2,7 @@
 /*
  * dmf_alloc internals: the types and functions its files share.
  *
- *   dmf-alloc.c          probe tables, the probe handler and its log line,
+ *   dmf-alloc.c          probe tables, the ftrace callback and its log line,
  *                        arming (dmfa_rearm()), load and unload
  *   dmf-alloc-task.c     per-task decisions: marks (make-it-fail) and
  *                        fail-nth, asked before the engine
@@ -18,7 +18,7 @@
 #ifndef _DMF_ALLOC_H
 #define _DMF_ALLOC_H
 
-#include <linux/kprobes.h>
+#include <linux/ftrace.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -76,10 +76,9 @@ struct dmfa_call {
 };
 
 struct dmfa_probe {
-	struct kprobe kp;
 	const struct dmfa_probe_desc *desc;
-	struct dmfa_hook *hook;
-	kprobe_opcode_t *addr;		/* where to probe; NULL: the symbol's entry */
+	unsigned long site;		/* the function's ftrace call site */
+	unsigned long missed;		/* calls met while this CPU was in the hook */
 };
 
 /* The stack filter lists; slot 0 of each range array is the raw range. */
@@ -110,11 +109,15 @@ struct dmfa_hook {
 	unsigned long reject_start, reject_end;
 	struct dmfa_names *lists[DMFA_NR_LISTS];
 
-	/* probe points: chosen and registered (disabled) at load, enabled while armed */
+	/*
+	 * Probe points: chosen at load, the ops' filter set then; the ops is
+	 * registered while the hook is armed, live while it may fail calls.
+	 */
+	struct ftrace_ops ops;
 	struct dmfa_probe probes[16];
-	struct kprobe *kps[16];
 	unsigned int nr_probes;
 	bool armed;
+	bool live;
 	unsigned long arms;		/* times armed since load */
 };
 
@@ -122,6 +125,29 @@ extern struct dmfa_hook dmfa_hooks[DMFA_NR_HOOKS];
 extern struct mutex dmfa_lock;		/* configuration and arming */
 
 /* Kernel interfaces that changed; DMFA_* detected by Kbuild in the headers. */
+/*
+ * The registers at the ftrace call site.  The ops does not ask for
+ * FTRACE_OPS_FL_SAVE_REGS: the trampoline saves the argument registers,
+ * %rax, %rbp, %rip and %rsp, which is all the hooks read or write, and
+ * returns to whatever %rip holds when the callback is done (the
+ * FTRACE_OPS_FL_IPMODIFY contract livepatch relies on).  ftrace_get_regs()
+ * answers only for full registers, so they are taken as they are.
+ */
+static inline struct pt_regs *dmfa_ftrace_regs(struct ftrace_regs *fregs)
+{
+#ifdef DMFA_ARCH_FTRACE_REGS
+	return &arch_ftrace_regs(fregs)->regs;
+#else
+	return &fregs->regs;
+#endif
+}
+
+/* Argument @n (from 0) of the function whose entry @regs was taken at. */
+static inline unsigned long dmfa_arch_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
 static inline void dmfa_module_text(const struct module *mod, struct dmf_range *r)
 {
 #ifdef DMFA_MODULE_MEMORY
@@ -143,6 +169,9 @@ static inline enum kmalloc_cache_type dmfa_kmalloc_type(gfp_t gfp, unsigned long
 #endif
 }
 
+/* Buckets of marked pids (dmf-alloc-task.c), a power of two. */
+#define DMFA_MARK_BUCKETS	256
+
 /* What the per-task state says of one call: dmfa_task_decide(). */
 enum dmfa_task_verdict {
 	DMFA_TASK_NONE,		/* nothing: the engine decides */
@@ -157,11 +186,12 @@ void dmfa_rearm_soon(void);
 void dmfa_hook_list_probes(struct seq_file *m, struct dmfa_hook *h);
 
 /* dmf-alloc-filter.c */
+extern const struct kmem_cache *dmfa_boot_cache;
 int dmfa_filter_init(void);
+unsigned long dmfa_lookup(const char *name);
 void dmfa_filter_exit(void);
 const char *dmfa_cache_name(const struct kmem_cache *s);
 bool dmfa_cache_names_known(void);
-bool dmfa_is_boot_cache(const struct kmem_cache *s);
 struct kmem_cache *dmfa_kmalloc_cache(size_t size, gfp_t gfp, const void *buckets,
 				      unsigned long caller);
 void dmfa_names_free(struct dmfa_names *n);
@@ -169,7 +199,32 @@ int dmfa_names_show(struct seq_file *m, const struct dmfa_names *n);
 int dmfa_stack_resolve(struct dmfa_hook *h, const struct module *going);
 int dmfa_symbol_check(const char *name);
 
+/* The kernel's failslab never fails the cache of struct kmem_cache. */
+static inline bool dmfa_is_boot_cache(const struct kmem_cache *s)
+{
+	return s == dmfa_boot_cache;
+}
+
 /* dmf-alloc-task.c */
+extern bool dmfa_nth_on;
+extern unsigned int dmfa_mark_count[DMFA_MARK_BUCKETS];
+
+static inline unsigned int *dmfa_mark_bucket(pid_t pid)
+{
+	return &dmfa_mark_count[(unsigned int)pid % DMFA_MARK_BUCKETS];
+}
+
+/*
+ * The task filter's answer where it needs no lookup: no fail-nth count is
+ * pending, the filter is on and no marked pid shares current's bucket.
+ * dmfa_task_decide() answers the other calls.
+ */
+static inline bool dmfa_task_surely_filtered(struct dmfa_hook *h)
+{
+	return !READ_ONCE(dmfa_nth_on) && READ_ONCE(h->task_filter) &&
+	       !READ_ONCE(*dmfa_mark_bucket(current->pid));
+}
+
 int dmfa_task_init(void);
 void dmfa_task_stop(void);
 void dmfa_task_exit(void);
@@ -186,12 +241,10 @@ int dmfa_debugfs_init(void);
 void dmfa_debugfs_exit(void);
 
 /* dmf-alloc-x86.c: the architecture part */
-unsigned long dmfa_arch_arg(struct pt_regs *regs, unsigned int n);
 unsigned long dmfa_arch_caller(struct pt_regs *regs);
 void dmfa_arch_fail(struct pt_regs *regs, unsigned long ret);
 bool dmfa_arch_module_addr(unsigned long addr);
-kprobe_opcode_t *dmfa_arch_past_ftrace(kprobe_opcode_t *addr);
-bool dmfa_arch_in_task(void);
+unsigned long dmfa_arch_ftrace_site(unsigned long func);
 unsigned int dmfa_arch_stack(struct pt_regs *regs, unsigned long *entries, unsigned int max);
 
 #endif /* _DMF_ALLOC_H */

@@ -137,25 +137,35 @@ else
 		"__alloc_pages_noprof alloc_pages_bulk_noprof" \
 		"$(awk '{print $1}' $PG/probes | paste -sd' ')"
 fi
-expect "every probe is a breakpoint past the ftrace site, none an ftrace callback" "" \
-	"$(output awk '!/site=breakpoint$/' $SL/probes $PG/probes)"
+expect "every probe is an ftrace callback" "" \
+	"$(output awk '!/site=ftrace$/' $SL/probes $PG/probes)"
 
 reset
-first=$(awk 'NR == 1 {print $1}' $SL/probes)
-# kprobes/list: disabled probes are marked [DISABLED]; count the live ones
-live() {
-	output awk -v f=" $1+" 'index($0, f) && !/DISABLED/ {n++} END {print n + 0}' \
-		/sys/kernel/debug/kprobes/list
+# enabled_functions lists the functions whose ftrace site calls out: while a
+# hook is disarmed none of its functions may be there (the text unpatched)
+TR=/sys/kernel/tracing
+[ -r $TR/enabled_functions ] || TR=/sys/kernel/debug/tracing
+patched() {	# patched HOOKDIR: how many of its probed functions are patched in
+	output awk 'NR == FNR {f[$1]; next} $1 in f {n++} END {print n + 0}' \
+		"$1/probes" $TR/enabled_functions
 }
-expect "disarmed: no live kprobe on $first" "0" "$(live $first)"
+nsl=$(wc -l < $SL/probes)
+npg=$(wc -l < $PG/probes)
+expect "disarmed: no probed function patched" "0 0" "$(patched $SL) $(patched $PG)"
 put $SL/task-filter Y
 put $SL/probability 1/1000000000
 expect "probability set: armed" "armed" "$(armed $SL)"
-expect "armed: kprobe on $first registered" "1" \
-	"$(live $first)"
+expect "armed: every failslab function patched, no fail_page_alloc one" "$nsl 0" \
+	"$(patched $SL) $(patched $PG)"
 put $SL/probability 0
-expect "probability 0: disarmed, kprobe gone" "off 0" \
-	"$(armed $SL) $(live $first)"
+expect "probability 0: disarmed, nothing patched" "off 0 0" \
+	"$(armed $SL) $(patched $SL) $(patched $PG)"
+put $PG/task-filter Y
+put $PG/probability 1/1000000000
+expect "fail_page_alloc armed: every one of its functions patched" "armed $npg 0" \
+	"$(armed $PG) $(patched $PG) $(patched $SL)"
+put $PG/probability 0
+expect "fail_page_alloc disarmed: nothing patched" "off 0" "$(armed $PG) $(patched $PG)"
 
 for p in "5:5%" "0.1%:0.1%" "1/1000:0.1%" "1/3:1/3" "1e-6:0.0001%" "100:100%"; do
 	put $SL/probability "${p%%:*}"
@@ -784,8 +794,9 @@ sed -n '/^{/,$p' $W/fio.json > $W/fio.clean.json
 ios=$(jq '[.jobs[] | .read.total_ios + .write.total_ios] | add' $W/fio.clean.json)
 expect "fio saw no I/O error ($ios I/Os), nothing injected" "0 0" \
 	"$(jq '[.jobs[].error] | add' $W/fio.clean.json) $(($(counter $SL injected) + $(counter $PG injected) - i0))"
-expect "100 arms counted, both hooks off" "arms=$(( ${a0#arms=} + 100 )) off off" \
-	"$(awk 'NR == 1 {print $3}' $SL/probes) $(armed $SL) $(armed $PG)"
+expect "100 arms counted, both hooks off, nothing patched" \
+	"arms=$(( ${a0#arms=} + 100 )) off off 0 0" \
+	"$(awk 'NR == 1 {print $3}' $SL/probes) $(armed $SL) $(armed $PG) $(patched $SL) $(patched $PG)"
 
 # --- module parameters -------------------------------------------------------------
 
