@@ -92,8 +92,13 @@ assert list(row) == ["raw", "dm-linear", "dm-flakey", "fault", "fault-16miss", "
                      "zz-extra"], list(row)
 assert alloc["firing"]["failures"] == 3 and alloc["firing"]["hooked_per_op"] == 7.41
 assert abs(alloc["disarmed"]["ratio"] - 62344.140 / 62500) < 1e-12
+assert [(v["target"], v["ok"]) for v in alloc["disarmed"]["targets"]] == [(">= 0.998", False)]
+assert [(v["target"], v["ok"]) for v in alloc["filtered"]["targets"]] == \
+    [("<= 250/alloc", False), (">= 0.93", True)], alloc["filtered"]["targets"]
+assert abs(alloc["filtered"]["delta_ns_per_hooked"] - 300) < 0.01, alloc["filtered"]
+assert alloc["firing"]["targets"] == []
 assert doc["notes"][0].startswith("dm-dust") and doc["notes"][-1].startswith("alloc:")
-assert len(doc["runs"]) == 18 + 3, len(doc["runs"])
+assert len(doc["runs"]) == 18 + 4, len(doc["runs"])
 assert doc["setup"]["rounds"] == 3 and doc["smoke"] is False'
 
 report plot --smoke --plot "$tmp/plot/out/ratios.png" "$tmp/plot/out" good.log
