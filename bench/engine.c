@@ -91,35 +91,6 @@ static int setup_space(struct dmf_attr *a)
 	return set(a, "p", "100%") || set(a, "space", "9000000000000000000");
 }
 
-/* A fake call chain of 8 return addresses. */
-static const unsigned long fake_stack[] = {
-	0xffffffffc0001010, 0xffffffffc0002020, 0xffffffff81003030, 0xffffffff81004040,
-	0xffffffff81005050, 0xffffffff81006060, 0xffffffff81007070, 0xffffffff81008080,
-};
-
-static int setup_stack(struct dmf_attr *a, unsigned long req_start, unsigned long req_end)
-{
-	shim_set_stack(fake_stack, ARRAY_SIZE(fake_stack));
-	a->stack.depth = ARRAY_SIZE(fake_stack);
-	a->stack.require[0].start = req_start;
-	a->stack.require[0].end = req_end;
-	a->stack.reject[0].start = 0xffffffffa0000000;	/* matches nothing */
-	a->stack.reject[0].end = 0xffffffffa0001000;
-	return set(a, "p", "100%");
-}
-
-/* The require range misses every frame: the filter says no. */
-static int setup_stack_out(struct dmf_attr *a)
-{
-	return setup_stack(a, 0xffffffffc1000000, 0xffffffffc1001000);
-}
-
-/* The deepest frame matches: every frame is scanned, then the fault fires. */
-static int setup_stack_in(struct dmf_attr *a)
-{
-	return setup_stack(a, 0xffffffff81008000, 0xffffffff81009000);
-}
-
 static const struct bench_case cases[] = {
 	{ "baseline", "empty function, subtracted from the others", setup_none, 0 },
 	{ "p0", "p=0: early out (no fault configured)", setup_p0, 50 },
@@ -129,8 +100,6 @@ static const struct bench_case cases[] = {
 	{ "interval", "p=100%, interval=1000: not due (1 in 1000 fires)", setup_interval, 50 },
 	{ "interval-p0.1%", "p=0.1%, interval=10 (1 in 10 draws)", setup_interval_p01, 50 },
 	{ "space", "p=100%, space left: consumed, not firing", setup_space, 0 },
-	{ "stack-out", "stack filter (8 frames), require misses: out", setup_stack_out, 0 },
-	{ "stack-in", "stack filter (8 frames), require matches: fires", setup_stack_in, 0 },
 };
 
 int main(int argc, char **argv)
@@ -162,7 +131,7 @@ int main(int argc, char **argv)
 	shim_set_cpu(0);
 	if (dmf_attr_init(&a, "bench") || c->setup(&a))
 		return 1;
-	dmf_attr_reset(&a);	/* as users do after filling the stack filter */
+	dmf_attr_reset(&a);
 	fn = dmf_should_fail;
 	if (c == &cases[0])
 		fn = bench_nop;

@@ -5,7 +5,7 @@
  * Every injector (the dm target's rules, the slab and page allocator hooks)
  * describes its policy with a struct dmf_attr and asks dmf_should_fail()
  * whether this call fails.  The predicate never sleeps, never allocates and
- * takes no lock, so it is safe from a kprobe handler or a bio's map path.
+ * takes no lock, so it is safe from an ftrace callback or a bio's map path.
  *
  * Compared with lib/fault-inject.c: probability is a fraction finer than a
  * percent and compared against a 64-bit draw (no modulo bias); draws come
@@ -424,35 +424,33 @@ static bool dmf_ranges_empty(const struct dmf_range *r)
 }
 
 /**
- * dmf_stack_allows - does the call chain pass the stack filter?
- * @a: the attribute
- * @ctx: passed to a->stack_save (e.g. a probe's registers), or NULL
+ * dmf_stack_allows - does a call chain pass a stack filter?
+ * @f: the filter
+ * @entries: return addresses, innermost first
+ * @n: how many
  *
- * The stack filter step of dmf_should_fail(), for an injector that must
- * scope a decision the engine takes earlier (the allocator hooks count
- * fail-nth only for allocations inside the require/reject ranges).  The
- * chain is the caller's own, or what a->stack_save() reports for @ctx.
+ * Looks at no more than @f->depth addresses (at most DMF_STACK_DEPTH_MAX).
+ * The injector collects the chain (the allocator hooks unwind from the
+ * probed function's caller) and applies the filter before asking the
+ * engine.
  *
- * Return: true if the filter is off or the call chain passes it.
+ * Return: true if the filter is off or the chain passes it.
  */
-bool dmf_stack_allows(struct dmf_attr *a, void *ctx)
+bool dmf_stack_allows(const struct dmf_stack_filter *f, const unsigned long *entries,
+		      unsigned int n)
 {
-	unsigned long entries[DMF_STACK_DEPTH_MAX];
-	unsigned int depth = min_t(unsigned int, READ_ONCE(a->stack.depth), DMF_STACK_DEPTH_MAX);
-	unsigned int i, n;
+	unsigned int depth = min_t(unsigned int, READ_ONCE(f->depth), DMF_STACK_DEPTH_MAX);
+	unsigned int i;
 	bool found;
 
 	if (!depth)
 		return true;
-	if (ctx && a->stack_save)
-		n = a->stack_save(ctx, entries, depth);
-	else
-		n = stack_trace_save(entries, depth, 1);
-	found = dmf_ranges_empty(a->stack.require);
+	n = min(n, depth);
+	found = dmf_ranges_empty(f->require);
 	for (i = 0; i < n; i++) {
-		if (dmf_in_ranges(a->stack.reject, entries[i]))
+		if (dmf_in_ranges(f->reject, entries[i]))
 			return false;
-		if (!found && dmf_in_ranges(a->stack.require, entries[i]))
+		if (!found && dmf_in_ranges(f->require, entries[i]))
 			found = true;
 	}
 	return found;
@@ -470,20 +468,27 @@ static bool dmf_space_consumed(struct dmf_attr *a, u64 size)
 	return false;
 }
 
-/*
- * dmf_log_fault - the engine's line for a fault of an attribute that has
- * no logger of its own (the dm target's rules)
+/**
+ * dmf_log_fault - the engine's line for a fault
+ * @a: the attribute the fault was decided by
+ *
+ * For an injector without a line of its own (the dm target's rules):
+ * nothing while verbose is 0, else one rate-limited line, and a stack dump
+ * at verbose 2.  Call it in the context of the fault.
  */
-static void dmf_log_fault(struct dmf_attr *a)
+void dmf_log_fault(struct dmf_attr *a)
 {
-	if (!__ratelimit(&a->rs))
+	unsigned int verbose = READ_ONCE(a->verbose);
+
+	if (!verbose || !__ratelimit(&a->rs))
 		return;
 	pr_notice("%s: injecting fault (probability %llu/%llu, interval %llu, times left %lld, seed %llu)\n",
 		  a->name ? a->name : "?", a->prob.num, a->prob.den, a->interval,
 		  (long long)atomic64_read(&a->times_left), a->seed);
-	if (a->verbose > 1)
+	if (verbose > 1)
 		dump_stack();
 }
+EXPORT_SYMBOL_GPL(dmf_log_fault);
 
 /* Interval, then probability (@thresh, read once per decision): is this call due to fail? */
 static __always_inline bool dmf_due(struct dmf_attr *a, u64 thresh)
@@ -495,87 +500,64 @@ static __always_inline bool dmf_due(struct dmf_attr *a, u64 thresh)
 	return thresh == U64_MAX || dmf_attr_draw(a) < thresh;
 }
 
-/* Count a fault and log it: the injector's logger, else the engine's. */
-static void dmf_injected(struct dmf_attr *a, void *ctx)
-{
-	this_cpu_inc(a->stats->injected);
-	if (!READ_ONCE(a->verbose))
-		return;
-	if (a->log)
-		a->log(a, ctx);
-	else
-		dmf_log_fault(a);
-}
-
 /*
- * Claim one of times and inject.  Out of line, like the filters below,
- * so that a decision that does not fail touches no callee-saved register.
+ * Claim one of times and count the fault.  Out of line, like the space
+ * filter below, so that a decision that does not fail touches no
+ * callee-saved register.
  */
-static noinline bool dmf_fire(struct dmf_attr *a, void *ctx)
+static noinline bool dmf_fire(struct dmf_attr *a)
 {
 	if (READ_ONCE(a->times) >= 0 && atomic64_dec_if_positive(&a->times_left) < 0)
 		return false;
-	dmf_injected(a, ctx);
+	this_cpu_inc(a->stats->injected);
 	return true;
 }
 
-/* dmf_should_fail() for an attribute with stack or space limits. */
-static noinline bool dmf_should_fail_slow(struct dmf_attr *a, u64 size, void *ctx)
+/* __dmf_should_fail() for an attribute with a space limit. */
+static noinline bool dmf_should_fail_space(struct dmf_attr *a, u64 size, u64 thresh)
 {
-	u64 thresh = READ_ONCE(a->prob.thresh);
-
-	if (!thresh || !dmf_stack_allows(a, ctx) || !atomic64_read(&a->times_left)) {
-		this_cpu_inc(a->stats->filtered);
+	if (dmf_space_consumed(a, size))
 		return false;
-	}
-	if (READ_ONCE(a->space) && dmf_space_consumed(a, size))
-		return false;
-	return dmf_due(a, thresh) && dmf_fire(a, ctx);
+	return dmf_due(a, thresh) && dmf_fire(a);
 }
 
 /**
- * dmf_should_fail_ctx - decide whether this call fails
+ * __dmf_should_fail - dmf_should_fail() past its inline test of probability 0
  * @a: the attribute
  * @size: bytes at stake, counted against space
- * @ctx: for a->stack_save(), or NULL; see dmf_stack_allows()
- *
- * Order: probability 0, stack filter, times exhausted (these three filter
- * the call out), space, interval, probability, then times is claimed.  An
- * injector with filters of its own (task, cache, gfp) applies them first.
  *
  * Return: true to inject a fault.
  */
-bool dmf_should_fail_ctx(struct dmf_attr *a, u64 size, void *ctx)
+bool __dmf_should_fail(struct dmf_attr *a, u64 size)
 {
 	u64 thresh;
 
 	this_cpu_inc(a->stats->evaluated);
-	if (unlikely(READ_ONCE(a->stack.depth) || READ_ONCE(a->space)))
-		return dmf_should_fail_slow(a, size, ctx);
 	thresh = READ_ONCE(a->prob.thresh);
 	if (!thresh || !atomic64_read(&a->times_left)) {
 		this_cpu_inc(a->stats->filtered);
 		return false;
 	}
-	return dmf_due(a, thresh) && dmf_fire(a, ctx);
+	if (unlikely(READ_ONCE(a->space)))
+		return dmf_should_fail_space(a, size, thresh);
+	return dmf_due(a, thresh) && dmf_fire(a);
 }
-EXPORT_SYMBOL_GPL(dmf_should_fail_ctx);
+EXPORT_SYMBOL_GPL(__dmf_should_fail);
 
 /**
- * dmf_force_fail - inject a fault the injector decided on (fail-nth)
+ * dmf_force_fail - count a fault the injector decided on (fail-nth)
  * @a: the attribute
- * @ctx: passed to a->log, or NULL
  *
- * Bypasses probability, interval, space, the stack filter and times, but
- * uses up one of times if any is left, as the kernel's fail-nth does.
- * Counted as evaluated, passed and injected, and logged like any fault.
+ * Bypasses probability, interval and space, but uses up one of times if
+ * any is left, as the kernel's fail-nth does.  Counted as evaluated,
+ * passed and injected; the caller logs it like any fault.
  */
-void dmf_force_fail(struct dmf_attr *a, void *ctx)
+void dmf_force_fail(struct dmf_attr *a)
 {
 	this_cpu_inc(a->stats->evaluated);
 	if (READ_ONCE(a->times) >= 0)
 		atomic64_dec_if_positive(&a->times_left);
-	dmf_injected(a, ctx);
+	this_cpu_inc(a->stats->injected);
 }
 EXPORT_SYMBOL_GPL(dmf_force_fail);
 

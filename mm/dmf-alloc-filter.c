@@ -289,7 +289,7 @@ static bool dmfa_raw_ranges(const struct dmfa_hook *h, struct dmf_stack_filter *
 }
 
 /*
- * Copy @sf into the engine's filter, which the probe handler reads as it
+ * Copy @sf into the hook's filter, which the probe's callback reads as it
  * goes: off before the ranges change, on after.
  */
 static void dmfa_stack_publish(struct dmfa_hook *h, const struct dmf_stack_filter *sf)
@@ -297,19 +297,39 @@ static void dmfa_stack_publish(struct dmfa_hook *h, const struct dmf_stack_filte
 	unsigned int i;
 
 	if (!sf->depth)
-		WRITE_ONCE(h->attr.stack.depth, 0);
+		WRITE_ONCE(h->stack.depth, 0);
 	for (i = 0; i < DMF_STACK_RANGES; i++) {
-		WRITE_ONCE(h->attr.stack.require[i].start, sf->require[i].start);
-		WRITE_ONCE(h->attr.stack.require[i].end, sf->require[i].end);
-		WRITE_ONCE(h->attr.stack.reject[i].start, sf->reject[i].start);
-		WRITE_ONCE(h->attr.stack.reject[i].end, sf->reject[i].end);
+		WRITE_ONCE(h->stack.require[i].start, sf->require[i].start);
+		WRITE_ONCE(h->stack.require[i].end, sf->require[i].end);
+		WRITE_ONCE(h->stack.reject[i].start, sf->reject[i].start);
+		WRITE_ONCE(h->stack.reject[i].end, sf->reject[i].end);
 	}
 	if (sf->depth)
-		WRITE_ONCE(h->attr.stack.depth, sf->depth);
+		WRITE_ONCE(h->stack.depth, sf->depth);
 }
 
 /**
- * dmfa_stack_resolve - derive the engine's stack filter from a hook's knobs
+ * dmfa_stack_allows - does the trapped call's chain pass the hook's stack filter?
+ * @h: the hook
+ * @c: the call
+ *
+ * The chain starts at the probed function's caller (dmfa_arch_stack());
+ * it is unwound only while the filter is on.
+ *
+ * Return: true if the filter is off or the chain passes it.
+ */
+bool dmfa_stack_allows(struct dmfa_hook *h, const struct dmfa_call *c)
+{
+	unsigned int depth = min_t(unsigned int, READ_ONCE(h->stack.depth), DMF_STACK_DEPTH_MAX);
+	unsigned long entries[DMF_STACK_DEPTH_MAX];
+
+	if (!depth)
+		return true;
+	return dmf_stack_allows(&h->stack, entries, dmfa_arch_stack(c->regs, entries, depth));
+}
+
+/**
+ * dmfa_stack_resolve - derive the hook's stack filter from its knobs
  * @h: the hook
  * @going: a module being unloaded, whose ranges must go; or NULL
  *

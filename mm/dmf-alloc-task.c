@@ -104,7 +104,7 @@ static enum dmfa_task_verdict dmfa_nth_decide(struct dmfa_hook *h, struct dmfa_c
 
 	rcu_read_lock();
 	e = dmfa_nth_current();
-	if (e && atomic_read(&e->left) > 0 && !dmf_stack_allows(&h->attr, c)) {
+	if (e && atomic_read(&e->left) > 0 && !dmfa_stack_allows(h, c)) {
 		v = DMFA_TASK_SKIP;
 	} else if (e) {
 		left = atomic_dec_if_positive(&e->left);

@@ -5,17 +5,18 @@
  * Debian builds its kernels without CONFIG_FAILSLAB and
  * CONFIG_FAIL_PAGE_ALLOC.  This module attaches an ftrace callback to the
  * allocators and, when the dm-fault engine says so, makes the probed
- * function return at once with its failure value.  Where the kernel still has the noinline
- * should_failslab() and should_fail_alloc_page() (6.1) one probe each is
- * enough; where they are compiled out (6.12) the allocation entry points
- * are failed before they run.  The probe set is chosen at load time from
+ * function return at once with its failure value.  Where the kernel still
+ * has the noinline should_failslab() and should_fail_alloc_page() (6.1)
+ * one probe each is enough; where they are compiled out (6.12) the
+ * allocation entry points are failed before they run.  The probe set is chosen at load time from
  * what the running kernel has.
  *
  * Each hook (failslab, fail_page_alloc) applies its domain filters (gfp,
  * order, slab cache), then the per-task ones (fail-nth, the task filter,
- * dmf-alloc-task.c), and then asks the engine, which does probability,
- * interval, times, space and the stack filter, and logs through the hook's
- * own line (dmfa_log_fault()).
+ * dmf-alloc-task.c), then probability 0 and the stack filter
+ * (dmf-alloc-filter.c), and then asks the engine, which does interval,
+ * times, space and probability; a fault is logged with the hook's own
+ * line (dmfa_log_fault()).
  * Each hook has one ftrace_ops whose filter, the hook's probed functions,
  * is set at load; the ops is registered only while the hook is armed
  * (probability not zero, or a fail-nth count pending): a disarmed hook
@@ -228,26 +229,17 @@ static unsigned long dmfa_fail_value(const struct dmfa_probe_desc *d, struct pt_
 	}
 }
 
-/* The call chain for the engine's stack filter (attr.stack_save). */
-static unsigned int dmfa_stack_save(void *ctx, unsigned long *entries, unsigned int max)
-{
-	const struct dmfa_call *c = ctx;
-
-	return dmfa_arch_stack(c->regs, entries, max);
-}
-
 /*
- * The hook's line for a fault (attr.log): the engine calls it for every
- * fault while verbose is set, fail-nth ones included.
+ * The hook's line for a fault while verbose is set, fail-nth ones
+ * included, under the attribute's ratelimit.
  */
-static void dmfa_log_fault(struct dmf_attr *a, void *ctx)
+static void dmfa_log_fault(struct dmfa_hook *h, const struct dmfa_call *c)
 {
-	struct dmfa_hook *h = container_of(a, struct dmfa_hook, attr);
-	const struct dmfa_call *c = ctx;
+	struct dmf_attr *a = &h->attr;
 	const char *cache = "-";
 
 	/* __GFP_NOWARN callers may hold locks printk needs (commit 6b9dbedbe349) */
-	if ((c->gfp & __GFP_NOWARN) || !__ratelimit(&a->rs))
+	if (!READ_ONCE(a->verbose) || (c->gfp & __GFP_NOWARN) || !__ratelimit(&a->rs))
 		return;
 	if (h->id == DMFA_FAILSLAB) {
 		if (c->cache)
@@ -270,26 +262,32 @@ static void dmfa_log_fault(struct dmf_attr *a, void *ctx)
 	}
 }
 
-/* The task's say first (fail-nth, the task filter), then the engine's. */
+/*
+ * The task's say first (fail-nth, the task filter), then probability 0
+ * and the stack filter, then the engine's; a fault is logged here.
+ */
 static bool dmfa_decide(struct dmfa_hook *h, struct dmfa_call *c)
 {
 	enum dmfa_task_verdict v = DMFA_TASK_PASS;
 
 	if (!dmfa_task_surely_filtered(h))
 		v = dmfa_task_decide(h, c);
+	if (v == DMFA_TASK_SKIP)
+		return false;
+	if (v == DMFA_TASK_NONE && (dmf_prob_is_zero(&h->attr.prob) || !dmfa_stack_allows(h, c)))
+		v = DMFA_TASK_PASS;
 	if (v == DMFA_TASK_PASS) {
 		dmf_count_filtered(&h->attr);
 		return false;
 	}
-	if (v == DMFA_TASK_SKIP)
-		return false;
 	if (h->id == DMFA_FAILSLAB)
 		dmfa_slab_size(c);
-	if (v == DMFA_TASK_FAIL) {
-		dmf_force_fail(&h->attr, c);
-		return true;
-	}
-	return dmf_should_fail_ctx(&h->attr, c->size, c);
+	if (v == DMFA_TASK_FAIL)
+		dmf_force_fail(&h->attr);
+	else if (!dmf_should_fail(&h->attr, c->size))
+		return false;
+	dmfa_log_fault(h, c);
+	return true;
 }
 
 /*
@@ -512,8 +510,6 @@ static int dmfa_hook_init(struct dmfa_hook *h, const char *param)
 	}
 	h->attr.times = 1;
 	h->attr.verbose = 1;
-	h->attr.stack_save = dmfa_stack_save;
-	h->attr.log = dmfa_log_fault;
 	dmf_attr_reset(&h->attr);
 	h->ignore_gfp_wait = true;
 	if (h->id == DMFA_FAIL_PAGE_ALLOC) {

@@ -65,7 +65,7 @@ struct dmfa_probe_desc {
 
 struct dmfa_hook;
 
-/* One trapped allocation: what the probe handler learned; the engine's ctx. */
+/* One trapped allocation: what the probe's callback learned. */
 struct dmfa_call {
 	struct pt_regs *regs;
 	const struct dmfa_probe_desc *desc;
@@ -103,7 +103,8 @@ struct dmfa_hook {
 	u32 min_order;
 	struct dmfa_names __rcu *cache_filter;
 
-	/* the stack filter as configured; attr.stack is derived from it */
+	/* the stack filter as configured, and stack derived from it */
+	struct dmf_stack_filter stack;
 	unsigned int stack_depth;
 	unsigned long require_start, require_end;
 	unsigned long reject_start, reject_end;
@@ -197,6 +198,7 @@ struct kmem_cache *dmfa_kmalloc_cache(size_t size, gfp_t gfp, const void *bucket
 void dmfa_names_free(struct dmfa_names *n);
 int dmfa_names_show(struct seq_file *m, const struct dmfa_names *n);
 int dmfa_stack_resolve(struct dmfa_hook *h, const struct module *going);
+bool dmfa_stack_allows(struct dmfa_hook *h, const struct dmfa_call *c);
 int dmfa_symbol_check(const char *name);
 
 /* The kernel's failslab never fails the cache of struct kmem_cache. */

@@ -129,12 +129,17 @@ static unsigned int fault_bio_opbits(struct bio *bio, unsigned int op)
 	return opbits;
 }
 
+/*
+ * A rule took a bio: the rule's line in the kernel log if it is verbose,
+ * the device's log ring and the tracepoint.
+ */
 static void fault_log(struct fault_c *fc, struct fault_rule *rule, unsigned int op,
 		      sector_t sector, unsigned int bytes)
 {
 	struct fault_log_entry *e;
 	unsigned long flags;
 
+	dmf_log_fault(&rule->cfg.attr);
 	spin_lock_irqsave(&fc->log_lock, flags);
 	e = &fc->log[fc->log_head];
 	fc->log_head = (fc->log_head + 1) % FAULT_LOG_SIZE;

@@ -4,12 +4,15 @@
  * the device-mapper target and the allocator hooks.
  *
  * An attribute says how often a fault fires (probability, interval, times,
- * space) and for which call chains (stack filter), and keeps its own
- * counters.  Decisions draw from a counter-based generator keyed by a seed,
- * so a seed and a single-threaded call sequence replay the same faults.
- * Per-task decisions (the kernel's make-it-fail and fail-nth) are the
- * allocator hooks' own (mm/): they decide first and report the outcome
- * with dmf_count_filtered() or dmf_force_fail().
+ * space) and keeps its own counters.  Decisions draw from a counter-based
+ * generator keyed by a seed, so a seed and a single-threaded call sequence
+ * replay the same faults.  The engine decides and counts; it neither
+ * fetches a call chain nor logs.  Filters of the injector's own (the
+ * allocator hooks' task, cache, gfp and call-chain filters, fail-nth) are
+ * applied by the injector first and reported with dmf_count_filtered() or
+ * dmf_force_fail(); dmf_stack_allows() is the call-chain test, on a chain
+ * the injector collected.  The injector logs a fault it was told to
+ * inject, with dmf_log_fault() or a line of its own.
  *
  * Names carry a dmf_ prefix so that this builds next to a kernel that has
  * its own <linux/fault-inject.h>.
@@ -45,7 +48,8 @@ struct dmf_range {
 /*
  * Call-chain filter.  require: at least one return address must fall in
  * one of the require ranges (no require range = anything goes).  reject: no
- * address may fall in a reject range.  Users fill the ranges (raw addresses,
+ * address may fall in a reject range.  depth: how many return addresses are
+ * looked at, 0 = the filter is off.  Users fill the ranges (raw addresses,
  * a module's text, a symbol's extent) and set depth to enable it.
  */
 struct dmf_stack_filter {
@@ -86,15 +90,7 @@ struct dmf_attr {
 	s64 space;
 	u64 seed;
 	unsigned int flags;
-	unsigned int verbose;	/* 0 quiet, 1 log, 2 log and stack */
-	struct dmf_stack_filter stack;
-	/* the call chain for a context (NULL: the caller's, stack_trace_save()) */
-	unsigned int (*stack_save)(void *ctx, unsigned long *entries, unsigned int max);
-	/*
-	 * The injector's own line for a fault, called while verbose is set
-	 * (NULL: the engine's, dmf_log_fault()); it applies rs itself.
-	 */
-	void (*log)(struct dmf_attr *a, void *ctx);
+	unsigned int verbose;	/* for the injector's log: 0 quiet, 1 a line, 2 and a chain */
 	const char *name;
 
 	/* run-time state */
@@ -102,16 +98,18 @@ struct dmf_attr {
 	atomic64_t space_left;
 	atomic64_t count;	/* interval counter */
 	struct dmf_pcpu_counters __percpu *stats;
-	struct ratelimit_state rs;
+	struct ratelimit_state rs;	/* for the injector's log */
 };
 
 int dmf_attr_init(struct dmf_attr *a, const char *name);
 void dmf_attr_destroy(struct dmf_attr *a);
 void dmf_attr_reset(struct dmf_attr *a);
 
-bool dmf_should_fail_ctx(struct dmf_attr *a, u64 size, void *ctx);
-bool dmf_stack_allows(struct dmf_attr *a, void *ctx);
-void dmf_force_fail(struct dmf_attr *a, void *ctx);
+bool __dmf_should_fail(struct dmf_attr *a, u64 size);
+void dmf_force_fail(struct dmf_attr *a);
+void dmf_log_fault(struct dmf_attr *a);
+bool dmf_stack_allows(const struct dmf_stack_filter *f, const unsigned long *entries,
+		      unsigned int n);
 
 /**
  * dmf_count_filtered - count a call that a filter stopped
@@ -130,10 +128,18 @@ static inline void dmf_count_filtered(struct dmf_attr *a)
 	this_cpu_inc(stats->filtered);
 }
 
-/*
- * dmf_should_fail_ctx() without a context.  Probability 0, the first
- * filter, is decided inline: a rule or hook switched off that way costs two
- * per-CPU increments and no call.
+/**
+ * dmf_should_fail - decide whether this call fails
+ * @a: the attribute
+ * @size: bytes at stake, counted against space
+ *
+ * Order: probability 0 and times exhausted filter the call out; then
+ * space, interval, probability, and times is claimed.  An injector with
+ * filters of its own applies them first.  Probability 0 is decided
+ * inline: a rule or hook switched off that way costs two per-CPU
+ * increments and no call.
+ *
+ * Return: true to inject a fault; the caller logs it.
  */
 static inline bool dmf_should_fail(struct dmf_attr *a, u64 size)
 {
@@ -141,7 +147,7 @@ static inline bool dmf_should_fail(struct dmf_attr *a, u64 size)
 		dmf_count_filtered(a);
 		return false;
 	}
-	return dmf_should_fail_ctx(a, size, NULL);
+	return __dmf_should_fail(a, size);
 }
 
 u64 dmf_attr_draw(struct dmf_attr *a);

@@ -289,7 +289,6 @@ struct dmf_ref_snap {
 	u64 interval, seed;
 	s64 times, space, times_left, space_left, count, draws;
 	unsigned int flags, verbose;
-	struct dmf_stack_filter stack;
 };
 
 static inline void dmf_ref_snap(const struct dmf_attr *a, struct dmf_ref_snap *s)
@@ -309,7 +308,6 @@ static inline void dmf_ref_snap(const struct dmf_attr *a, struct dmf_ref_snap *s
 		s->draws += per_cpu_ptr(a->stats, cpu)->draws;
 	s->flags = a->flags;
 	s->verbose = a->verbose;
-	s->stack = a->stack;
 }
 
 static inline bool dmf_ref_unchanged(const struct dmf_attr *a, const struct dmf_ref_snap *before)

@@ -499,7 +499,6 @@ static void test_attr_init_defaults(void)
 	KTAP_EXPECT_INT_EQ(a.space, 0);
 	KTAP_EXPECT_INT_EQ(a.verbose, 0);
 	KTAP_EXPECT_INT_EQ(a.flags, 0);
-	KTAP_EXPECT_INT_EQ(a.stack.depth, 0);
 	KTAP_EXPECT_STR_EQ(a.name, "defaults");
 	KTAP_EXPECT(a.stats);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), -1);
@@ -674,9 +673,6 @@ static void test_parse_legacy_good(void)
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		if (!attr_new(&a, "legacy", "p=1/7,interval=9,times=3,space=8,verbose=2,seed=77"))
 			return;
-		a.stack.depth = 5;
-		a.stack.require[0].start = 1;
-		a.stack.require[0].end = 2;
 		a.verbose = 0;
 		run_calls(&a, 20, 1);
 		KTAP_EXPECT_INT_EQ(dmf_attr_parse_legacy(&a, t[i].in), 0);
@@ -692,8 +688,6 @@ static void test_parse_legacy_good(void)
 		/* what the legacy string does not name stays */
 		KTAP_EXPECT_U64_EQ(a.seed, 77);
 		KTAP_EXPECT(a.flags == DMF_SEED_SET);
-		KTAP_EXPECT_INT_EQ(a.stack.depth, 5);
-		KTAP_EXPECT_INT_EQ(a.stack.require[0].end, 2);
 		dmf_attr_destroy(&a);
 	}
 }
@@ -1343,7 +1337,7 @@ static void test_counters_single(void)
 	counters_are(&a, 50, 23, 9);			/* the injector's filter stops it */
 	dmf_attr_parse_kv(&a, "p", "0");
 	for (i = 0; i < 10; i++)
-		dmf_force_fail(&a, NULL);
+		dmf_force_fail(&a);
 	counters_are(&a, 60, 33, 19);			/* forced: passed and injected */
 
 	dmf_attr_clear_counters(&a);
@@ -1380,63 +1374,52 @@ static void test_counters_threads(void)
 static void test_count_filtered(void)
 {
 	struct dmf_attr a;
-	unsigned int stack_calls;
 	int i;
 
 	if (!attr_new(&a, "filtered", "p=100%,interval=2,times=5,space=100"))
 		return;
-	a.stack.depth = 4;
-	stack_calls = shim_stack_calls;
 	for (i = 0; i < 10; i++)
 		dmf_count_filtered(&a);
 	counters_are(&a, 10, 0, 0);
-	/* nothing but the counters: no interval, times, space, draw or stack walk */
+	/* nothing but the counters: no interval, times, space or draw */
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.count), 0);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 5);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.space_left), 100);
 	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
-	KTAP_EXPECT_INT_EQ(shim_stack_calls, stack_calls);
 	dmf_attr_destroy(&a);
 }
 
 static void test_force_fail(void)
 {
-	unsigned int stack_calls;
 	struct dmf_attr a;
 	int i;
 
 	if (!attr_new(&a, "forced", "p=0,times=0"))
 		return;
-	/* whatever p, times and the stack filter say */
-	a.stack.depth = 4;
-	a.stack.reject[0].start = 0;
-	a.stack.reject[0].end = ~0UL;
-	stack_calls = shim_stack_calls;
+	/* whatever p and times say */
 	for (i = 0; i < 10; i++)
-		dmf_force_fail(&a, NULL);
-	KTAP_EXPECT_INT_EQ(shim_stack_calls, stack_calls);
+		dmf_force_fail(&a);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 0);
 	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
 	counters_are(&a, 10, 10, 10);
-	memset(&a.stack, 0, sizeof(a.stack));
 
 	/* a forced fault uses up one of times, never below 0, as the kernel's fail-nth */
 	dmf_attr_parse_kv(&a, "times", "3");
 	for (i = 0; i < 2; i++)
-		dmf_force_fail(&a, NULL);
+		dmf_force_fail(&a);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 1);
 	for (i = 0; i < 3; i++)
-		dmf_force_fail(&a, NULL);
+		dmf_force_fail(&a);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 0);
 	dmf_attr_parse_kv(&a, "times", "-1");
-	dmf_force_fail(&a, NULL);
+	dmf_force_fail(&a);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), -1);
 
 	/* and leaves interval, space and the generator where they were */
 	dmf_attr_parse_kv(&a, "p", "100");
 	dmf_attr_parse_kv(&a, "interval", "3");
 	dmf_attr_parse_kv(&a, "space", "10");
-	dmf_force_fail(&a, NULL);
+	dmf_force_fail(&a);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.count), 0);
 	KTAP_EXPECT_INT_EQ(atomic64_read(&a.space_left), 10);
 	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
@@ -1500,61 +1483,13 @@ static void test_prob_publish(void)
 
 /* Stack filter */
 
-/* An injector's own call chain source, as the allocator hooks unwind a probe's regs. */
-static const unsigned long *ctx_stack_seen;
-static unsigned int ctx_stack_max;
-
-static unsigned int ctx_stack_save(void *ctx, unsigned long *entries, unsigned int max)
-{
-	const unsigned long *chain = ctx;
-	unsigned int n;
-
-	ctx_stack_seen = chain;
-	ctx_stack_max = max;
-	for (n = 0; n < max && chain[n]; n++)
-		entries[n] = chain[n];
-	return n;
-}
-
-static void test_stack_save_ctx(void)
-{
-	static const unsigned long own[] = { 0x1000, 0x2000 };
-	static const unsigned long probed[] = { 0x7000, 0x8000, 0x9000, 0 };
-	unsigned int calls;
-	struct dmf_attr a;
-
-	shim_set_stack(own, ARRAY_SIZE(own));
-	if (!attr_new(&a, "stack-ctx", "p=100%"))
-		return;
-	a.stack_save = ctx_stack_save;
-	a.stack.depth = 8;
-	a.stack.require[0] = (struct dmf_range){ 0x9000, 0x9001 };
-	calls = shim_stack_calls;
-	/* with a context: the chain stack_save reports, not the caller's */
-	KTAP_EXPECT(dmf_should_fail_ctx(&a, 0, (void *)probed));
-	KTAP_EXPECT(ctx_stack_seen == probed);
-	KTAP_EXPECT_INT_EQ(ctx_stack_max, 8);
-	KTAP_EXPECT_INT_EQ(shim_stack_calls, calls);
-	KTAP_EXPECT(dmf_stack_allows(&a, (void *)probed));
-	/* without one: the caller's own chain, which misses the range */
-	KTAP_EXPECT(!dmf_should_fail(&a, 0));
-	KTAP_EXPECT_INT_EQ(shim_stack_calls, calls + 1);
-	/* the requested depth is capped at DMF_STACK_DEPTH_MAX */
-	a.stack.depth = 1000;
-	KTAP_EXPECT(dmf_stack_allows(&a, (void *)probed));
-	KTAP_EXPECT_INT_EQ(ctx_stack_max, DMF_STACK_DEPTH_MAX);
-	a.stack.reject[0] = (struct dmf_range){ 0x8000, 0x8001 };
-	KTAP_EXPECT(!dmf_should_fail_ctx(&a, 0, (void *)probed));
-	dmf_attr_destroy(&a);
-}
-
 static void test_stack_filter(void)
 {
 	static const unsigned long stack[] = { 0x1000, 0x2000, 0x3000, 0x4000 };
 	static const struct {
 		unsigned int depth;
 		struct dmf_range req0, req5, rej0, rej7;
-		bool fails;
+		bool passes;
 	} t[] = {
 		{ 4, { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, true },		/* no ranges */
 		{ 4, { 0x2000, 0x2001 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, true },	/* hit */
@@ -1573,62 +1508,50 @@ static void test_stack_filter(void)
 		{ 0, { 0x9000, 0x9001 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, true },	/* disabled */
 		{ 0, { 0, 0 }, { 0, 0 }, { 0x1000, 0x5000 }, { 0, 0 }, true },
 	};
-	unsigned int calls;
-	struct dmf_attr a;
+	unsigned long deep[DMF_STACK_DEPTH_MAX + 1] = { };
+	struct dmf_stack_filter f;
 	size_t i;
-	bool f;
 
-	shim_set_stack(stack, ARRAY_SIZE(stack));
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
-		if (!attr_new(&a, "stack", "p=100%"))
-			return;
-		a.stack.depth = t[i].depth;
-		a.stack.require[0] = t[i].req0;
-		a.stack.require[5] = t[i].req5;
-		a.stack.reject[0] = t[i].rej0;
-		a.stack.reject[7] = t[i].rej7;
-		calls = shim_stack_calls;
-		f = dmf_should_fail(&a, 0);
-		ktap_check(f == t[i].fails, "case %zu: %d", i, f);
-		if (!t[i].depth) {
-			KTAP_EXPECT_INT_EQ(shim_stack_calls, calls);
-		} else {
-			KTAP_EXPECT_INT_EQ(shim_stack_calls, calls + 1);
-			KTAP_EXPECT_INT_EQ(shim_stack_last_size, min(t[i].depth, 32U));
-			KTAP_EXPECT_INT_EQ(shim_stack_last_skip, 1);
-		}
-		/* the exported step agrees with the decision */
-		ktap_check(dmf_stack_allows(&a, NULL) == t[i].fails, "case %zu: dmf_stack_allows", i);
-		/* a call the filter stops costs nothing but the evaluation */
-		if (!f) {
-			counters_are(&a, 1, 0, 0);
-			KTAP_EXPECT_INT_EQ(atomic64_read(&a.count), 0);
-		}
-		dmf_attr_destroy(&a);
+		memset(&f, 0, sizeof(f));
+		f.depth = t[i].depth;
+		f.require[0] = t[i].req0;
+		f.require[5] = t[i].req5;
+		f.reject[0] = t[i].rej0;
+		f.reject[7] = t[i].rej7;
+		ktap_check(dmf_stack_allows(&f, stack, ARRAY_SIZE(stack)) == t[i].passes,
+			   "case %zu", i);
 	}
-
-	/* a stopped call leaves times, space and the generator alone */
-	if (!attr_new(&a, "stack", "p=50%,times=5,space=100"))
-		return;
-	a.stack.depth = 4;
-	a.stack.reject[3] = (struct dmf_range){ 0x4000, 0x4001 };
-	KTAP_EXPECT_INT_EQ(run_calls(&a, 100, 1), 0);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.times_left), 5);
-	KTAP_EXPECT_INT_EQ(atomic64_read(&a.space_left), 100);
-	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
-	dmf_attr_destroy(&a);
-	shim_set_stack(NULL, 0);
+	/* fewer entries than depth: only those */
+	memset(&f, 0, sizeof(f));
+	f.depth = 4;
+	f.require[0] = (struct dmf_range){ 0x4000, 0x4001 };
+	KTAP_EXPECT(!dmf_stack_allows(&f, stack, 3));
+	KTAP_EXPECT(dmf_stack_allows(&f, stack, 4));
+	/* no entry at all: no require range met, no reject range hit */
+	KTAP_EXPECT(!dmf_stack_allows(&f, stack, 0));
+	f.require[0] = (struct dmf_range){ 0, 0 };
+	f.reject[0] = (struct dmf_range){ 0x1000, 0x1001 };
+	KTAP_EXPECT(dmf_stack_allows(&f, stack, 0));
+	/* depth is capped at DMF_STACK_DEPTH_MAX */
+	deep[DMF_STACK_DEPTH_MAX - 1] = 0x7000;
+	deep[DMF_STACK_DEPTH_MAX] = 0x8000;
+	memset(&f, 0, sizeof(f));
+	f.depth = 1000;
+	f.require[0] = (struct dmf_range){ 0x7000, 0x7001 };
+	KTAP_EXPECT(dmf_stack_allows(&f, deep, ARRAY_SIZE(deep)));
+	f.require[0] = (struct dmf_range){ 0x8000, 0x8001 };
+	KTAP_EXPECT(!dmf_stack_allows(&f, deep, ARRAY_SIZE(deep)));
 }
 
 /* Logging */
 
-static unsigned int own_log_calls;
-static void *own_log_ctx;
-
-static void own_log(struct dmf_attr *a __always_unused, void *ctx)
+/* n decisions, each fault logged with the engine's line, as the dm target does */
+static void run_logged(struct dmf_attr *a, unsigned long n)
 {
-	own_log_calls++;
-	own_log_ctx = ctx;
+	while (n--)
+		if (dmf_should_fail(a, 0))
+			dmf_log_fault(a);
 }
 
 static void test_verbose_log(void)
@@ -1640,12 +1563,12 @@ static void test_verbose_log(void)
 	if (!attr_new(&a, "vtest", "p=100%,seed=4242,verbose=0"))
 		goto out;
 	printed = shim_printk_count;
-	run_calls(&a, 100, 0);
+	run_logged(&a, 100);
 	KTAP_EXPECT_INT_EQ(shim_printk_count - printed, 0);
 
 	a.verbose = 1;
 	stacks = shim_dump_stack_count;
-	run_calls(&a, 100, 0);
+	run_logged(&a, 100);
 	KTAP_EXPECT_INT_EQ(shim_printk_count - printed, DEFAULT_RATELIMIT_BURST);
 	KTAP_EXPECT_INT_EQ(shim_dump_stack_count, stacks);
 	ktap_check(strstr(shim_printk_last, "dmf: vtest: injecting fault") &&
@@ -1654,7 +1577,7 @@ static void test_verbose_log(void)
 	/* the next interval logs again, verbose 2 with a stack */
 	shim_jiffies_offset += DEFAULT_RATELIMIT_INTERVAL + 1;
 	a.verbose = 2;
-	run_calls(&a, 100, 0);
+	run_logged(&a, 100);
 	KTAP_EXPECT_INT_EQ(shim_printk_count - printed, 2 * DEFAULT_RATELIMIT_BURST);
 	KTAP_EXPECT_INT_EQ(shim_dump_stack_count - stacks, DEFAULT_RATELIMIT_BURST);
 	dmf_attr_destroy(&a);
@@ -1662,25 +1585,22 @@ static void test_verbose_log(void)
 	/* an attribute without a name */
 	if (!attr_new(&a, NULL, "p=100%,verbose=1"))
 		goto out;
-	dmf_should_fail(&a, 0);
+	run_logged(&a, 1);
 	ktap_check(strstr(shim_printk_last, "dmf: ?: injecting"), "logged \"%s\"",
 		   shim_printk_last);
 	dmf_attr_destroy(&a);
 
-	/* an injector's own logger replaces the engine's, forced faults too */
-	if (!attr_new(&a, "own", "p=100%,verbose=0"))
+	/* the decision itself logs nothing, a forced fault neither: the caller does */
+	if (!attr_new(&a, "own", "p=100%,verbose=2"))
 		goto out;
-	a.log = own_log;
+	shim_jiffies_offset += DEFAULT_RATELIMIT_INTERVAL + 1;
 	printed = shim_printk_count;
-	own_log_calls = 0;
-	run_calls(&a, 10, 0);
-	KTAP_EXPECT_INT_EQ(own_log_calls, 0);		/* verbose 0: not called */
-	a.verbose = 1;
-	KTAP_EXPECT(dmf_should_fail_ctx(&a, 0, &own_log_calls));
-	dmf_force_fail(&a, &own_log_calls);
-	KTAP_EXPECT_INT_EQ(own_log_calls, 2);
-	KTAP_EXPECT(own_log_ctx == &own_log_calls);
+	stacks = shim_dump_stack_count;
+	KTAP_EXPECT_INT_EQ(run_calls(&a, 10, 0), 10);
+	dmf_force_fail(&a);
 	KTAP_EXPECT_INT_EQ(shim_printk_count, printed);
+	KTAP_EXPECT_INT_EQ(shim_dump_stack_count, stacks);
+	counters_are(&a, 11, 11, 11);
 	dmf_attr_destroy(&a);
 out:
 	shim_quiet = false;
@@ -1782,7 +1702,6 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_force_fail),
 	KTAP_CASE(test_prob_publish),
 	KTAP_CASE(test_stack_filter),
-	KTAP_CASE(test_stack_save_ctx),
 	KTAP_CASE(test_verbose_log),
 	KTAP_CASE(test_shim_kstrtox),
 	KTAP_CASE(test_no_leaks),

@@ -398,6 +398,22 @@ else
 fi
 [ -e /dev/mapper/fu ] && dmsetup remove fu
 
+# --- verbose: a rule's faults in the kernel log ----------------------------
+dm_create vb "0 $S fault $NB 0 2 error:op=read,sectors=0-7,verbose=1,seed=5 error:op=read,sectors=8-15,seed=6"
+check "verbose: device vb exists" test -b /dev/mapper/vb
+kmsg_mark
+vb_err=$(dd if=/dev/mapper/vb of=/dev/null bs=4k count=1 iflag=direct status=none 2>&1)
+vb_rc=$?
+vb_err+=$'\n'$(dd if=/dev/mapper/vb of=/dev/null bs=4k count=1 skip=1 iflag=direct status=none 2>&1)
+vb_rc+=" $?"
+expect "verbose: a read each rule fails, with EIO" "1 1 2" \
+	"$vb_rc $(grep -c 'Input/output error' <<<"$vb_err")"
+vb_dev=$(dmsetup info -c --noheadings -o major,minor --separator : vb)
+expect "verbose: one line, for the verbose rule's fault, named by the device" \
+	"dmf: $vb_dev: injecting fault (probability 1/1, interval 1, times left -1, seed 5)" \
+	"$(kmsg_since | grep -o 'dmf: .*injecting fault.*')"
+dmsetup remove vb
+
 # --- tracepoint ------------------------------------------------------------
 T=/sys/kernel/tracing
 if [ -d $T/events/dm_fault/fault_inject ]; then
