@@ -288,8 +288,8 @@ EXPORT_SYMBOL_GPL(dmf_prob_format);
  * @src: the new value
  *
  * The predicate reads thresh only, one aligned word, so one store
- * publishes the new value without a torn read: no seqcount (a kprobe
- * handler that interrupted the writer on its CPU would spin on it for
+ * publishes the new value without a torn read: no seqcount (an allocator
+ * hook's callback in an interrupt on the writer's CPU would spin on it for
  * good) and no RCU-freed copy per write.  num and den, which only the
  * printing paths read, are written first; those readers hold the lock
  * the writer holds.
