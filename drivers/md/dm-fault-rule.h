@@ -30,6 +30,8 @@ enum fault_op {
 #define FAULT_OPM_FUA		BIT(FAULT_NR_OPS)
 #define FAULT_OPM_ANY		((1U << FAULT_NR_OPS) - 1)
 #define FAULT_OPM_WRITES		((1U << FAULT_OP_WRITE) | FAULT_OPM_FUA)
+/* matches that need the bio's flags: FUA, and flush (a preflush write's) */
+#define FAULT_OPM_BY_FLAGS	(FAULT_OPM_FUA | (1U << FAULT_OP_FLUSH))
 
 enum fault_action {
 	FAULT_ACT_ERROR,		/* complete with an error status */

@@ -185,9 +185,7 @@ static void fault_rules_bound(struct fault_c *fc, const struct fault_ruleset *se
 		first = min(first, cfg->first);
 		last = max(last, cfg->last);
 	}
-	if (opmask & FAULT_OPM_FUA)
-		opmask |= BIT(FAULT_OP_WRITE);
-	if (opmask & BIT(FAULT_OP_FLUSH))
+	if (opmask & FAULT_OPM_BY_FLAGS)
 		opmask |= BIT(FAULT_OP_WRITE);
 	WRITE_ONCE(fc->bounds.opmask, opmask & FAULT_OPM_ANY);
 	WRITE_ONCE(fc->bounds.first, first);
@@ -222,7 +220,7 @@ static struct fault_ruleset *fault_ruleset_splice(const struct fault_ruleset *ol
 		set->rules[j++] = old->rules[i];
 	}
 	for (i = 0; i < set->nr; i++)
-		if (set->rules[i]->cfg.opmask & (FAULT_OPM_FUA | BIT(FAULT_OP_FLUSH)))
+		if (set->rules[i]->cfg.opmask & FAULT_OPM_BY_FLAGS)
 			set->by_flags = true;
 	return set;
 }
