@@ -16,11 +16,13 @@
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
+#include <linux/irq_work.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "dmf-alloc.h"
@@ -141,21 +143,16 @@ enum dmfa_task_verdict dmfa_task_decide(struct dmfa_hook *h, struct dmfa_call *c
 	return v;
 }
 
-/**
- * dmfa_nth_refresh - is a fail-nth count pending in a live task?
- *
- * Remembers the answer for dmfa_task_decide(), which looks up no count
- * while there is none.  Caller holds dmfa_lock (dmfa_rearm()).
- *
- * Return: true if one is: the hooks stay armed while one is.
+/*
+ * Is a fail-nth count pending in a live task?  Remembered for
+ * dmfa_task_decide(), which looks up no count while there is none.
  */
-bool dmfa_nth_refresh(void)
+static bool dmfa_nth_refresh(void)
 {
 	struct dmfa_nth *e;
 	unsigned long pid;
 	bool r = false;
 
-	lockdep_assert_held(&dmfa_lock);
 	rcu_read_lock();
 	xa_for_each(&dmfa_nths, pid, e) {
 		if (READ_ONCE(e->task) && atomic_read(&e->left) > 0) {
@@ -166,6 +163,59 @@ bool dmfa_nth_refresh(void)
 	rcu_read_unlock();
 	WRITE_ONCE(dmfa_nth_on, r);
 	return r;
+}
+
+/**
+ * dmfa_rearm - arm or disarm the hooks to match their state
+ *
+ * The one place arming is decided: after a knob that can change it is
+ * written (probability, times, fail-nth), from dmfa_rearm_soon(), and at
+ * load.  A pending fail-nth count arms both hooks.
+ *
+ * Caller holds dmfa_lock.
+ *
+ * Return: 0, or the first error of a hook that could not be armed.
+ */
+int dmfa_rearm(void)
+{
+	lockdep_assert_held(&dmfa_lock);
+	return dmfa_hooks_arm(dmfa_nth_refresh());
+}
+
+static void dmfa_rearm_fn(struct work_struct *work)
+{
+	mutex_lock(&dmfa_lock);
+	dmfa_rearm();
+	mutex_unlock(&dmfa_lock);
+}
+
+static DECLARE_WORK(dmfa_rearm_work, dmfa_rearm_fn);
+
+static void dmfa_rearm_queue(struct irq_work *w)
+{
+	queue_work(system_wq, &dmfa_rearm_work);
+}
+
+static DEFINE_IRQ_WORK(dmfa_rearm_irq, dmfa_rearm_queue);
+
+/**
+ * dmfa_rearm_soon - have dmfa_rearm() run shortly
+ *
+ * For the ftrace callback and the task exit hook, which cannot take
+ * dmfa_lock: when times runs out, a fail-nth count fires or its task
+ * exits, the hooks may have nothing left to do.  An irq_work, safe in any
+ * context the allocators run in, queues the work.
+ */
+void dmfa_rearm_soon(void)
+{
+	irq_work_queue(&dmfa_rearm_irq);
+}
+
+/* Wait for a pending dmfa_rearm_soon(); nothing can queue one any more. */
+void dmfa_rearm_sync(void)
+{
+	irq_work_sync(&dmfa_rearm_irq);
+	cancel_work_sync(&dmfa_rearm_work);
 }
 
 /* sched_process_fork, in the parent: a marked task's child is marked. */

@@ -26,13 +26,11 @@
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
 #include <linux/gfp.h>
-#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/workqueue.h>
 
 #include "dmf-alloc.h"
 
@@ -98,21 +96,6 @@ static const struct dmfa_probe_desc dmfa_page_entries[] = {
 
 #undef N
 #undef B
-
-struct dmfa_hook dmfa_hooks[DMFA_NR_HOOKS] = {
-	[DMFA_FAILSLAB] = {
-		.name = "failslab",
-		.id = DMFA_FAILSLAB,
-	},
-	[DMFA_FAIL_PAGE_ALLOC] = {
-		.name = "fail_page_alloc",
-		.id = DMFA_FAIL_PAGE_ALLOC,
-	},
-};
-
-/* Serialises configuration (debugfs, module events) and arming. */
-DEFINE_MUTEX(dmfa_lock);
-static bool dmfa_exiting;
 
 static char dmfa_failslab_param[64];
 module_param_string(failslab, dmfa_failslab_param, sizeof(dmfa_failslab_param), 0444);
@@ -388,109 +371,6 @@ static void dmfa_hook_choose(struct dmfa_hook *h, const struct dmfa_probe_desc *
 		pr_warn("%s: no allocator function to probe in this kernel\n", h->name);
 }
 
-void dmfa_hook_list_probes(struct seq_file *m, struct dmfa_hook *h)
-{
-	unsigned int i;
-
-	for (i = 0; i < h->nr_probes; i++)
-		seq_printf(m, "%s %s arms=%lu missed=%lu site=ftrace\n", h->probes[i].desc->symbol,
-			   h->armed ? "armed" : "off", h->arms, READ_ONCE(h->probes[i].missed));
-}
-
-/*
- * Arm or disarm one hook to match its configuration: armed while a
- * fail-nth count is pending (@nth), or the probability is not zero and
- * times is not used up.  Arming registers the hook's ftrace_ops (a call to
- * its trampoline at each function's ftrace site), then lets the callback
- * fail calls; disarming stops the callback failing anything first, then
- * unregisters the ops: the sites are NOPs again.  The filter is not
- * touched: registration allocates only before the ops goes live, and
- * unregistration not at all, so no allocation of ftrace's own is failed
- * by the hook being armed or disarmed.
- */
-static int dmfa_hook_arm(struct dmfa_hook *h, bool nth)
-{
-	bool want;
-	int r;
-
-	want = !dmfa_exiting && (nth || (!dmf_prob_is_zero(&h->attr.prob) &&
-					 atomic64_read(&h->attr.times_left)));
-	if (want == h->armed)
-		return 0;
-	if (want && !h->nr_probes)
-		return -ENODEV;
-	if (want) {
-		r = register_ftrace_function(&h->ops);
-		if (r) {
-			pr_warn("%s: cannot arm: %d\n", h->name, r);
-			return r;
-		}
-		WRITE_ONCE(h->live, true);
-		h->arms++;
-	} else {
-		WRITE_ONCE(h->live, false);
-		r = unregister_ftrace_function(&h->ops);
-		if (r)
-			pr_warn("%s: cannot disarm: %d\n", h->name, r);
-	}
-	h->armed = want;
-	return 0;
-}
-
-/**
- * dmfa_rearm - arm or disarm both hooks to match their state
- *
- * The one place arming is decided: after a knob that can change it is
- * written (probability, times, fail-nth), from dmfa_rearm_soon(), at load
- * and at unload.  A pending fail-nth count arms both hooks.
- *
- * Caller holds dmfa_lock.
- *
- * Return: 0, or the first error of a hook that could not be armed.
- */
-int dmfa_rearm(void)
-{
-	bool nth = dmfa_nth_refresh();
-	unsigned int i;
-	int r = 0, e;
-
-	lockdep_assert_held(&dmfa_lock);
-	for (i = 0; i < DMFA_NR_HOOKS; i++) {
-		e = dmfa_hook_arm(&dmfa_hooks[i], nth);
-		r = r ?: e;
-	}
-	return r;
-}
-
-static void dmfa_rearm_fn(struct work_struct *work)
-{
-	mutex_lock(&dmfa_lock);
-	dmfa_rearm();
-	mutex_unlock(&dmfa_lock);
-}
-
-static DECLARE_WORK(dmfa_rearm_work, dmfa_rearm_fn);
-
-static void dmfa_rearm_queue(struct irq_work *w)
-{
-	queue_work(system_wq, &dmfa_rearm_work);
-}
-
-static DEFINE_IRQ_WORK(dmfa_rearm_irq, dmfa_rearm_queue);
-
-/**
- * dmfa_rearm_soon - have dmfa_rearm() run shortly
- *
- * For the ftrace callback and the task exit hook, which cannot take
- * dmfa_lock: when times runs out, a fail-nth count fires or its task
- * exits, the hooks may have nothing left to do.  An irq_work, safe in any
- * context the allocators run in, queues the work.
- */
-void dmfa_rearm_soon(void)
-{
-	irq_work_queue(&dmfa_rearm_irq);
-}
-
 /*
  * The kernel's defaults (lib/fault-inject.c, mm/failslab.c,
  * mm/fail_page_alloc.c) but for verbose, 1 rather than 2, and the
@@ -543,22 +423,6 @@ static void dmfa_hook_destroy(struct dmfa_hook *h)
 	dmf_attr_destroy(&h->attr);
 }
 
-/* For good: at unload, or a load that failed half way. */
-static void dmfa_disarm_all(void)
-{
-	mutex_lock(&dmfa_lock);
-	dmfa_exiting = true;
-	dmfa_rearm();
-	mutex_unlock(&dmfa_lock);
-}
-
-/* Wait for a pending dmfa_rearm_soon(); nothing can queue one any more. */
-static void dmfa_rearm_sync(void)
-{
-	irq_work_sync(&dmfa_rearm_irq);
-	cancel_work_sync(&dmfa_rearm_work);
-}
-
 static int __init dmfa_init(void)
 {
 	struct dmfa_hook *slab = &dmfa_hooks[DMFA_FAILSLAB];
@@ -596,7 +460,7 @@ static int __init dmfa_init(void)
 
 out_debugfs:
 	dmfa_debugfs_exit();
-	dmfa_disarm_all();
+	dmfa_hooks_disarm();
 out_task:
 	dmfa_task_stop();
 	dmfa_rearm_sync();
@@ -617,7 +481,7 @@ static void __exit dmfa_exit(void)
 
 	dmfa_debugfs_exit();
 	dmfa_filter_exit();
-	dmfa_disarm_all();
+	dmfa_hooks_disarm();
 	dmfa_task_stop();
 	dmfa_rearm_sync();
 	dmfa_task_exit();

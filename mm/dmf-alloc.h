@@ -3,9 +3,11 @@
  * dmf_alloc internals: the types and functions its files share.
  *
  *   dmf-alloc.c          probe tables, the ftrace callback and its log line,
- *                        arming (dmfa_rearm()), load and unload
+ *                        load and unload
+ *   dmf-alloc-hook.c     the hooks, their lock, arming and disarming
  *   dmf-alloc-task.c     per-task decisions: marks (make-it-fail) and
- *                        fail-nth, asked before the engine
+ *                        fail-nth, asked before the engine; when to arm
+ *                        (dmfa_rearm())
  *   dmf-alloc-filter.c   lookups in the running kernel: slab cache names,
  *                        module and symbol text for the stack filter
  *   dmf-alloc-debugfs.c  the knobs
@@ -13,6 +15,8 @@
  *                        effect (the host fuzzers build it)
  *   dmf-alloc-x86.c      the architecture part
  *
+ * Calls go one way, down this list: dmf-alloc.c, debugfs, task, filter,
+ * hook; parse and x86 are called by the others and call none of them.
  * Names private to mm/ start with dmfa_; dmf_ names are the engine's.
  */
 #ifndef _DMF_ALLOC_H
@@ -122,9 +126,6 @@ struct dmfa_hook {
 	unsigned long arms;		/* times armed since load */
 };
 
-extern struct dmfa_hook dmfa_hooks[DMFA_NR_HOOKS];
-extern struct mutex dmfa_lock;		/* configuration and arming */
-
 /* Kernel interfaces that changed; DMFA_* detected by Kbuild in the headers. */
 /*
  * The registers at the ftrace call site.  The ops does not ask for
@@ -181,9 +182,11 @@ enum dmfa_task_verdict {
 	DMFA_TASK_SKIP,		/* a count pending, the call out of scope: not counted */
 };
 
-/* dmf-alloc.c */
-int dmfa_rearm(void);
-void dmfa_rearm_soon(void);
+/* dmf-alloc-hook.c */
+extern struct dmfa_hook dmfa_hooks[DMFA_NR_HOOKS];
+extern struct mutex dmfa_lock;		/* configuration and arming */
+int dmfa_hooks_arm(bool nth);
+void dmfa_hooks_disarm(void);
 void dmfa_hook_list_probes(struct seq_file *m, struct dmfa_hook *h);
 
 /* dmf-alloc-filter.c */
@@ -231,7 +234,9 @@ int dmfa_task_init(void);
 void dmfa_task_stop(void);
 void dmfa_task_exit(void);
 enum dmfa_task_verdict dmfa_task_decide(struct dmfa_hook *h, struct dmfa_call *c);
-bool dmfa_nth_refresh(void);
+int dmfa_rearm(void);
+void dmfa_rearm_soon(void);
+void dmfa_rearm_sync(void);
 int dmfa_marks_list(struct seq_file *m);
 int dmfa_marks_write(char *val, bool mark);
 int dmfa_nths_list(struct seq_file *m);

@@ -56,11 +56,13 @@ config DM_FAULT
 
 config DM_FAULT_ALLOC_HOOKS
 	tristate "Slab and page allocator failure hooks for dm-fault"
-	depends on DM_FAULT && X86_64 && KPROBES && FUNCTION_TRACER
+	depends on DM_FAULT && X86_64 && KPROBES && DYNAMIC_FTRACE
+	depends on HAVE_DYNAMIC_FTRACE_WITH_ARGS
 	help
-	  failslab and fail_page_alloc on kernels built without them: kprobes
-	  on the allocators, driven by dm-fault's decision engine through
-	  debugfs, with per-task marks, fail-nth and call-chain filters.
+	  failslab and fail_page_alloc on kernels built without them: an
+	  ftrace callback on the allocators, driven by dm-fault's decision
+	  engine through debugfs, with per-task marks, fail-nth and
+	  call-chain filters.
 
 EOF
 )"
@@ -86,15 +88,14 @@ obj-$(CONFIG_DM_FAULT)		+= dmf_engine.o
 EOF
 )"
 
-add_once "$k/mm/Makefile" "dmf_alloc" "" "$(cat <<'EOF'
-
-dmf_alloc-y := dmf-alloc.o dmf-alloc-filter.o dmf-alloc-task.o dmf-alloc-debugfs.o \
-	       dmf-alloc-parse.o dmf-alloc-x86.o
-obj-$(CONFIG_DM_FAULT_ALLOC_HOOKS) += dmf_alloc.o
-dmf-alloc-has = $(shell grep -qs '$(2)' $(srctree)/include/linux/$(1) && echo -D$(3))
-dmf-alloc-flags := $(call dmf-alloc-has,module.h,struct module_memory {,DMFA_MODULE_MEMORY) \
-	$(call dmf-alloc-has,slab.h,kmalloc_type(gfp_t flags$(comma) unsigned long caller),DMFA_KMALLOC_TYPE_CALLER)
-$(foreach o,$(dmf_alloc-y),$(eval CFLAGS_$(o) := $(dmf-alloc-flags)))
-EOF
-)"
+# the allocator hooks' objects and header checks as Kbuild has them
+mm_objs=$(sed -n '/^dmf_alloc-y/,/[^\\]$/p' "$top/Kbuild" | grep -o 'mm/[a-z0-9-]*\.o' |
+	sed 's|mm/||' | paste -sd' ')
+mm_flags=$(sed -n '/^dmf-alloc-has =/,/^\$(foreach/p' "$top/Kbuild")
+[ -n "$mm_objs" ] && [ -n "$mm_flags" ] ||
+	{ echo "in-tree: no dmf_alloc objects in Kbuild" >&2; exit 1; }
+add_once "$k/mm/Makefile" "dmf_alloc" "" "
+dmf_alloc-y := $mm_objs
+obj-\$(CONFIG_DM_FAULT_ALLOC_HOOKS) += dmf_alloc.o
+$mm_flags"
 echo "dm-fault is in $k: enable CONFIG_DM_FAULT (and CONFIG_DM_FAULT_ALLOC_HOOKS)"

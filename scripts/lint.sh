@@ -4,6 +4,8 @@
 # make lint: the kernel's style gates on every kernel C file.
 #   - checkpatch.pl --strict --no-tree (from the linux-source package)
 #   - a full build per kernel with W=1 and C=1 (sparse)
+#   - calls between the files of a module go one way: no file calls a
+#     file that calls it, directly or round a loop (tsort on nm's edges)
 # Any finding fails the run.
 #
 # usage: scripts/lint.sh KVER...
@@ -39,6 +41,25 @@ for f in $files; do
 	fi
 done
 
+# one_way OBJ...: the edges "caller callee" between the objects; a loop fails
+one_way() {
+	local edges loop
+
+	edges=$({ nm -A --defined-only "$@" | awk '$2 ~ /^[TDBR]$/ {print "D", $1, $3}'
+		  nm -A -u "$@" | awk '{print "U", $1, $3}'; } |
+		awk '{sub(/:.*/, "", $2); sub(/.*\//, "", $2)}
+		     $1 == "D" {def[$3] = $2; next}
+		     {use[$2 " " $3] = 1}
+		     END {for (k in use) {split(k, a, " ");
+			  if ((a[2] in def) && def[a[2]] != a[1]) print a[1], def[a[2]]}}' | sort -u)
+	loop=$(printf '%s\n' "$edges" | tsort 2>&1 >/dev/null | grep -v 'input contains a loop' |
+		sed 's/^tsort: //' | paste -sd' ')
+	if [ -n "$loop" ]; then
+		echo "lint: calls between these files go both ways: $loop"
+		problems=$((problems + 1))
+	fi
+}
+
 for k in "$@"; do
 	s=$top/build/lint-$k
 	rm -rf "$s"
@@ -51,6 +72,9 @@ for k in "$@"; do
 		echo "$out"
 		problems=$((problems + 1))
 	fi
+	echo "# calls one way between the files of each module ($k)"
+	one_way "$s"/drivers/md/dm-fault*.o
+	one_way "$s"/mm/dmf-alloc*.o
 	rm -rf "$s"
 done
 
