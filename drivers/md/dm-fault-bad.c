@@ -219,6 +219,7 @@ int fault_bad_create(struct fault_c *fc, u64 base, bool enabled)
 		goto free_summary;
 	/* pairs with the READ_ONCE() of map: the map is whole when seen */
 	smp_store_release(&fc->bad, bad);
+	fault_map_bits_update(fc);
 	return 0;
 
 free_summary:

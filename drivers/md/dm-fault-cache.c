@@ -1291,6 +1291,7 @@ int fault_cache_create(struct fault_c *fc, const struct fault_cache_cfg *cfg, ch
 	c->state = FAULT_CACHE_ON;
 	/* map reads fc->cache without a lock: publish it whole */
 	smp_store_release(&fc->cache, c);
+	fault_map_bits_update(fc);
 	return 0;
 
 nomem:

@@ -56,6 +56,7 @@ int fault_ctx_create(struct dm_target *ti, enum fault_compat kind)
 	ti->num_secure_erase_bios = 1;
 	ti->num_write_zeroes_bios = 1;
 	ti->per_io_data_size = sizeof(struct fault_per_bio);
+	fault_map_bits_update(fc);
 	return 0;
 }
 
@@ -79,9 +80,29 @@ int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 	}
 	fc->start = start;
 	r = dm_get_device(ti, devname, dm_table_get_mode(ti->table), &fc->dev);
-	if (r)
+	if (r) {
 		ti->error = "Device lookup failed";
-	return r;
+		return r;
+	}
+	fault_map_bits_update(fc);
+	return 0;
+}
+
+/**
+ * fault_map_bits_update - tell map whether a bio needs more than the rules
+ * @fc: the device
+ *
+ * FAULT_MAP_FULL in fc->map_bits: the device has a bad-block map or a
+ * cache, or no device below.  Called by the constructor, and under
+ * fc->lock once a map or a cache is published.
+ */
+void fault_map_bits_update(struct fault_c *fc)
+{
+	unsigned int bits = fc->map_bits & ~FAULT_MAP_FULL;
+
+	if (fc->bad || fc->cache || !fc->dev)
+		bits |= FAULT_MAP_FULL;
+	WRITE_ONCE(fc->map_bits, bits);
 }
 
 /*

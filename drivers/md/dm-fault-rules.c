@@ -170,12 +170,13 @@ static void fault_ruleset_retire_rcu(struct rcu_head *head)
 }
 
 /*
- * Publish the bounds of @set (NULL: none) for fault_rules_may_match().  A
- * FUA match is a write's; a preflush match a write's or an empty flush's.
+ * Publish the bounds of @set (NULL: none) for fault_rules_may_match(), and
+ * whether there are rules, in fc->map_bits.  A FUA match is a write's; a
+ * preflush match a write's or an empty flush's.
  */
 static void fault_rules_bound(struct fault_c *fc, const struct fault_ruleset *set)
 {
-	unsigned int i, opmask = 0;
+	unsigned int i, opmask = 0, bits = fc->map_bits & FAULT_MAP_FULL;
 	u64 first = U64_MAX, last = 0;
 
 	for (i = 0; set && i < set->nr; i++) {
@@ -187,7 +188,12 @@ static void fault_rules_bound(struct fault_c *fc, const struct fault_ruleset *se
 	}
 	if (opmask & FAULT_OPM_BY_FLAGS)
 		opmask |= BIT(FAULT_OP_WRITE);
-	WRITE_ONCE(fc->bounds.opmask, opmask & FAULT_OPM_ANY);
+	if (set && set->nr) {
+		bits |= FAULT_MAP_RULES | (opmask & FAULT_OPM_ANY);
+		if (!first && last == U64_MAX && (opmask & FAULT_OPM_ANY) == FAULT_OPM_ANY)
+			bits |= FAULT_MAP_ALL;
+	}
+	WRITE_ONCE(fc->map_bits, bits);
 	WRITE_ONCE(fc->bounds.first, first);
 	WRITE_ONCE(fc->bounds.last, last);
 }

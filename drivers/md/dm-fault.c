@@ -111,9 +111,10 @@ static unsigned int fault_bio_op(struct bio *bio)
 {
 	unsigned int op = fault_op_of[(__force unsigned int)bio_op(bio)];
 
-	/* a write without data is an empty flush */
-	if (op == FAULT_OP_WRITE && !bio_sectors(bio))
-		op = FAULT_OP_FLUSH;
+	/* a write without data is an empty flush (the next class) */
+	BUILD_BUG_ON(FAULT_OP_FLUSH - FAULT_OP_WRITE != 1);
+	if (op == FAULT_OP_WRITE)
+		op += !bio_sectors(bio);
 	return op;
 }
 
@@ -159,39 +160,6 @@ static void fault_log(struct fault_c *fc, struct fault_rule *rule, unsigned int 
 			   blk_status_to_errno(rule->status) : 0);
 }
 
-/*
- * The rule walk: the first rule of the set that fires on the bio takes it,
- * with a reference, and is counted in fc->nr_acting until end_io.  Called
- * for a bio within the set's bounds (fault_rules_may_match()).
- *
- * The read side is rcu_read_lock_sched(): with preemptible RCU,
- * rcu_read_lock() and rcu_read_unlock() are a call each, while disabling
- * preemption is one instruction each way, and since RCU's flavours were
- * consolidated call_rcu() and synchronize_rcu() wait for such a section
- * too.  Nothing in the walk sleeps (the engine's predicate never does).
- */
-static __always_inline void fault_rules_walk(struct fault_c *fc, struct bio *bio,
-					     struct fault_per_bio *pb, sector_t sector)
-{
-	unsigned int opbits = BIT(pb->op);
-	struct fault_ruleset *set;
-	unsigned int i;
-
-	rcu_read_lock_sched();
-	set = rcu_dereference_sched(fc->rules);
-	if (set && set->by_flags)
-		opbits = fault_bio_opbits(bio, pb->op);
-	for (i = 0; set && i < set->nr; i++) {
-		if (fault_rule_fires(set->rules[i], opbits, sector, pb->bytes)) {
-			pb->rule = set->rules[i];
-			fault_rule_get(pb->rule);
-			atomic_inc(&fc->nr_acting);
-			break;
-		}
-	}
-	rcu_read_unlock_sched();
-}
-
 /* Count a bio in its operation's counters. */
 static inline void fault_count(struct fault_c *fc, unsigned int op, unsigned int bytes)
 {
@@ -204,9 +172,124 @@ static inline void fault_count(struct fault_c *fc, unsigned int op, unsigned int
 /* Send the bio to the device below, as dm-linear does. */
 static inline void fault_remap(struct fault_c *fc, struct bio *bio, sector_t sector)
 {
+	sector_t to = likely(bio_sectors(bio)) ? fc->start + sector : bio->bi_iter.bi_sector;
+
 	bio_set_dev(bio, fc->dev->bdev);
-	if (bio_sectors(bio))
-		bio->bi_iter.bi_sector = fc->start + sector;
+	bio->bi_iter.bi_sector = to;
+}
+
+/*
+ * The rule walk: the first rule of the set that fires on the bio takes it,
+ * with a reference, and is counted in fc->nr_acting until end_io.  Done
+ * for a bio within the set's bounds (fault_rules_may_match()).
+ *
+ * The read side is rcu_read_lock_sched(): with preemptible RCU,
+ * rcu_read_lock() and rcu_read_unlock() are a call each, while disabling
+ * preemption is one instruction each way, and since RCU's flavours were
+ * consolidated call_rcu() and synchronize_rcu() wait for such a section
+ * too.  Nothing in the walk sleeps (the engine's predicate never does).
+ *
+ * The walk starts inline in map with fault_rules_scan(), which makes no
+ * call, so that map saves no register for it: it settles the rules that
+ * the match tests or probability 0 decide.  The first rule with more to
+ * decide goes to fault_rules_walk_slow(), which finishes the walk in the
+ * same read-side section: in fault_map_slow(), map's tail call, or in
+ * fault_rules_walk() for fault_map_full().
+ */
+static inline unsigned int fault_rules_opbits(struct fault_ruleset *set, struct bio *bio,
+					      unsigned int op)
+{
+	return unlikely(set->by_flags) ? fault_bio_opbits(bio, op) : BIT(op);
+}
+
+/*
+ * The first rule of @set, a published one, that has more to decide than
+ * the inline tests; or set->nr.
+ */
+static __always_inline unsigned int fault_rules_scan(struct fault_ruleset *set,
+						     unsigned int opbits, sector_t sector,
+						     unsigned int bytes)
+{
+	enum fault_match match;
+	struct fault_rule *rule;
+	unsigned int i = 0;
+
+	/* a published set has a rule */
+	do {
+		rule = set->rules[i];
+		match = fault_rule_match(rule, opbits, sector, bytes);
+		if (!match)
+			continue;
+		if (match != FAULT_MATCH_ENGINE || !dmf_prob_is_zero(&rule->cfg.attr.prob))
+			break;
+		dmf_count_filtered(&rule->cfg.attr);
+	} while (++i < set->nr);
+	return i;
+}
+
+/* The walk from rule @i of @set on, which fault_rules_scan() matched. */
+static __always_inline bool fault_rules_walk_slow(struct fault_c *fc,
+						  struct fault_per_bio *pb,
+						  struct fault_ruleset *set, unsigned int i,
+						  unsigned int opbits, sector_t sector)
+	__releases(RCU_SCHED)
+{
+	struct fault_rule *rule = set->rules[i];
+	enum fault_match match;
+	bool fires;
+
+	fires = fault_rule_decide(rule, FAULT_MATCH_TIMED, pb->bytes);
+	while (!fires && ++i < set->nr) {
+		rule = set->rules[i];
+		match = fault_rule_match(rule, opbits, sector, pb->bytes);
+		fires = match && fault_rule_decide(rule, match, pb->bytes);
+	}
+	if (fires) {
+		pb->rule = rule;
+		fault_rule_get(rule);
+		atomic_inc(&fc->nr_acting);
+	}
+	rcu_read_unlock_sched();
+	return fires;
+}
+
+/* The whole walk; true if a rule took the bio. */
+static bool fault_rules_walk(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
+			     sector_t sector)
+{
+	struct fault_ruleset *set;
+	unsigned int opbits, i;
+
+	rcu_read_lock_sched();
+	set = rcu_dereference_sched(fc->rules);
+	if (set) {
+		opbits = fault_rules_opbits(set, bio, pb->op);
+		i = fault_rules_scan(set, opbits, sector, pb->bytes);
+		if (i < set->nr)
+			return fault_rules_walk_slow(fc, pb, set, i, opbits, sector);
+	}
+	rcu_read_unlock_sched();
+	return false;
+}
+
+/*
+ * map of a bio from the slow walk on, on a device that has no bad-block
+ * map, no cache and a device below: the rest of the walk, and the action
+ * of a rule that takes the bio.  The bio is not remapped yet: its sector
+ * is map's again.
+ */
+static noinline int fault_map_slow(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
+				   struct fault_ruleset *set, unsigned int i, unsigned int opbits)
+	__releases(RCU_SCHED)
+{
+	sector_t sector = dm_target_offset(fc->ti, bio->bi_iter.bi_sector);
+	bool fires = fault_rules_walk_slow(fc, pb, set, i, opbits, sector);
+
+	fault_remap(fc, bio, sector);
+	if (!fires)
+		return DM_MAPIO_REMAPPED;
+	fault_log(fc, pb->rule, pb->op, sector, pb->bytes);
+	return fault_act(fc, pb, bio);
 }
 
 /*
@@ -218,6 +301,7 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct f
 				   sector_t sector)
 {
 	blk_status_t bad = BLK_STS_OK;
+	unsigned int bits;
 	int r;
 
 	/* first, as a disk's medium errors: it may shorten the bio */
@@ -230,7 +314,8 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct f
 		bio_endio(bio);
 		return DM_MAPIO_SUBMITTED;
 	}
-	if (rcu_access_pointer(fc->rules) && fault_rules_may_match(fc, pb->op, sector, pb->bytes))
+	bits = READ_ONCE(fc->map_bits);
+	if ((bits & FAULT_MAP_RULES) && fault_rules_may_match(fc, bits, pb->op, sector, pb->bytes))
 		fault_rules_walk(fc, bio, pb, sector);
 
 	if (unlikely(!fc->dev)) {
@@ -253,38 +338,52 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct f
 }
 
 /*
- * map of a bio within the bounds of the rules of a device that has no
- * bad-block map, no cache and a device below: the walk, and the action of
- * a rule that takes the bio.
+ * map of a device with rules or one for fault_map_full(), inline in
+ * fault_map().  The walk is fault_rules_walk()'s, with the slow walk a
+ * tail call: map makes no call in it.
  */
-static noinline int fault_map_walk(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
-				   sector_t sector)
+static __always_inline int fault_map_rules(struct fault_c *fc, struct bio *bio,
+					   struct fault_per_bio *pb, unsigned int op,
+					   unsigned int bits, sector_t sector)
 {
-	fault_rules_walk(fc, bio, pb, sector);
+	unsigned int bytes = bio->bi_iter.bi_size, opbits, i;
+	struct fault_ruleset *set;
+
+	if (bits & FAULT_MAP_FULL)
+		return fault_map_full(fc, bio, pb, sector);
+	pb->bytes = bytes;
+	fault_count(fc, op, bytes);
+	/* bits has FAULT_MAP_RULES */
+	if (fault_rules_may_match(fc, bits, op, sector, bytes)) {
+		rcu_read_lock_sched();
+		set = rcu_dereference_sched(fc->rules);
+		if (likely(set)) {
+			opbits = fault_rules_opbits(set, bio, op);
+			i = fault_rules_scan(set, opbits, sector, bytes);
+			if (unlikely(i < set->nr))
+				return fault_map_slow(fc, bio, pb, set, i, opbits);
+		}
+		rcu_read_unlock_sched();
+	}
 	fault_remap(fc, bio, sector);
-	if (likely(!pb->rule))
-		return DM_MAPIO_REMAPPED;
-	fault_log(fc, pb->rule, pb->op, sector, pb->bytes);
-	return fault_act(fc, pb, bio);
+	return DM_MAPIO_REMAPPED;
 }
 
 static int fault_map(struct dm_target *ti, struct bio *bio)
 {
-	struct fault_c *fc = ti->private;
 	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
+	struct fault_c *fc = ti->private;
 	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	unsigned int op = fault_bio_op(bio);
+	unsigned int bits = READ_ONCE(fc->map_bits);
 
 	pb->rule = NULL;
 	pb->op = op;
-	if (unlikely(READ_ONCE(fc->bad) || fc->cache || !fc->dev))
-		return fault_map_full(fc, bio, pb, sector);
+	if (unlikely(bits))
+		return fault_map_rules(fc, bio, pb, op, bits, sector);
+	/* the bio goes below as through dm-linear */
 	pb->bytes = bio->bi_iter.bi_size;
 	fault_count(fc, op, pb->bytes);
-	/* no rule can match: the bio goes below as through dm-linear */
-	if (unlikely(rcu_access_pointer(fc->rules)) &&
-	    fault_rules_may_match(fc, op, sector, pb->bytes))
-		return fault_map_walk(fc, bio, pb, sector);
 	fault_remap(fc, bio, sector);
 	return DM_MAPIO_REMAPPED;
 }

@@ -50,17 +50,28 @@ struct fault_ruleset {
 /*
  * What the rules of the current set could match at most: the union of
  * their sector ranges, and the operation classes of their matches (FUA and
- * preflush matches counted as writes).  A bio outside skips the walk and
- * is counted in the device's skipped counter.  Written under fc->lock when
- * a set is published, read in map without a lock: a bio that sees the
- * bounds of one set and the rules of another, while a message changes
- * them, is ruled out only by a bound of one of the two sets, so it meets
- * the rules of one set or the other, as it would before or after.
+ * preflush matches counted as writes, in fc->map_bits).  A bio outside
+ * skips the walk and is counted in the device's skipped counter.  Written
+ * under fc->lock when a set is published, read in map without a lock: a
+ * bio that sees the bounds of one set and the rules of another, while a
+ * message changes them, is ruled out only by a bound of one of the two
+ * sets, so it meets the rules of one set or the other, as it would before
+ * or after.
  */
 struct fault_rule_bounds {
-	unsigned int opmask;		/* bits of enum fault_op; 0: no rules */
 	u64 first, last;
 };
+
+/*
+ * fc->map_bits: all that map reads before it knows a bio goes below as
+ * through dm-linear, in one word (0 for a device with no rules, no
+ * bad-block map, no cache and a device below).  The low bits are the
+ * operation classes of the bounds (enum fault_op).  Written under fc->lock
+ * or in the constructor.
+ */
+#define FAULT_MAP_RULES		BIT(29)	/* the device has rules */
+#define FAULT_MAP_ALL		BIT(30)	/* ... and their bounds are every sector and class */
+#define FAULT_MAP_FULL		BIT(31)	/* a bad-block map, a cache, or no device below */
 
 struct fault_op_stats {
 	u64 bios[FAULT_NR_OPS];
@@ -122,6 +133,7 @@ struct fault_c {
 	struct fault_ruleset __rcu *rules;
 	struct mutex lock;		/* serialises rule set updates */
 	unsigned int next_id;
+	unsigned int map_bits;		/* FAULT_MAP_*, bounds' operation classes */
 	struct fault_rule_bounds bounds;
 	u64 __percpu *skipped;		/* bios the bounds ruled out */
 	atomic_t nr_acting;		/* bios in flight a rule took (pb->rule) */
@@ -197,6 +209,7 @@ static inline const char *fault_dev_name(struct fault_c *fc)
 int fault_ctx_create(struct dm_target *ti, enum fault_compat kind);
 void fault_ctx_destroy(struct dm_target *ti);
 int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
+void fault_map_bits_update(struct fault_c *fc);
 
 /* dm-fault-bad.c */
 int fault_bad_create(struct fault_c *fc, u64 base, bool enabled);
@@ -261,12 +274,15 @@ static inline bool fault_sectors_overlap(u64 first, u64 last, sector_t sector,
 
 /*
  * Could a rule match this bio?  If not, count it as skipped: every rule
- * of the set has seen it.  Called only while the device has rules.
+ * of the set has seen it.  @bits: fc->map_bits, read once by map, with
+ * FAULT_MAP_RULES set.
  */
-static inline bool fault_rules_may_match(struct fault_c *fc, unsigned int op, sector_t sector,
-					 unsigned int bytes)
+static inline bool fault_rules_may_match(struct fault_c *fc, unsigned int bits, unsigned int op,
+					 sector_t sector, unsigned int bytes)
 {
-	if ((READ_ONCE(fc->bounds.opmask) & BIT(op)) &&
+	if (bits & FAULT_MAP_ALL)
+		return true;
+	if ((bits & BIT(op)) &&
 	    fault_sectors_overlap(READ_ONCE(fc->bounds.first), READ_ONCE(fc->bounds.last),
 				  sector, bytes))
 		return true;
@@ -276,7 +292,7 @@ static inline bool fault_rules_may_match(struct fault_c *fc, unsigned int op, se
 
 /*
  * A plain rule is enabled and matches every sector and size at any time,
- * with no skip: fault_rule_fires() tests only its operations.  Set when
+ * with no skip: fault_rule_match() tests only its operations.  Set when
  * the rule is published and when it is switched on or off.
  */
 static inline bool fault_rule_plain(const struct fault_rule_cfg *cfg)
@@ -285,33 +301,68 @@ static inline bool fault_rule_plain(const struct fault_rule_cfg *cfg)
 	       cfg->max_bytes == U32_MAX && !cfg->after_s && !cfg->down_s && !cfg->skip;
 }
 
+/* What fault_rule_match() leaves to decide. */
+enum fault_match {
+	FAULT_MATCH_NONE,	/* nothing: the rule lets the bio by */
+	FAULT_MATCH_ENGINE,	/* the engine's decision */
+	FAULT_MATCH_TIMED,	/* the time window and the skip count, then the engine */
+};
+
 /**
- * fault_rule_fires - does this rule act on this bio?
+ * fault_rule_match - the tests of a rule that need only the rule and the bio
  * @rule: the rule
  * @opbits: the bio's operation class bits (enum fault_op, FAULT_OPM_FUA)
  * @sector: first sector, relative to the target
  * @bytes: the bio's size
  *
- * Called under rcu_read_lock_sched() from map; takes no lock.  Inline:
- * with many rules the match tests are most of a bio's cost.
+ * Counts the bio as seen by the rule.  Called under rcu_read_lock_sched()
+ * from map; takes no lock.  Inline: with many rules the match tests are
+ * most of a bio's cost.
+ *
+ * Return: an enum fault_match.
  */
-static inline bool fault_rule_fires(struct fault_rule *rule, unsigned int opbits,
-				    sector_t sector, unsigned int bytes)
+static inline enum fault_match fault_rule_match(struct fault_rule *rule, unsigned int opbits,
+						sector_t sector, unsigned int bytes)
 {
 	const struct fault_rule_cfg *cfg = &rule->cfg;
 
 	this_cpu_inc(*rule->seen);
 	if (!(cfg->opmask & opbits))
-		return false;
-	if (!READ_ONCE(rule->plain)) {
-		if (!READ_ONCE(cfg->enabled) ||
-		    !fault_sectors_overlap(cfg->first, cfg->last, sector, bytes))
+		return FAULT_MATCH_NONE;
+	/* the case map's inline walk is laid out for: a rule armed by p= later */
+	if (likely(READ_ONCE(rule->plain)))
+		return FAULT_MATCH_ENGINE;
+	if (!READ_ONCE(cfg->enabled) ||
+	    !fault_sectors_overlap(cfg->first, cfg->last, sector, bytes))
+		return FAULT_MATCH_NONE;
+	if (bytes < cfg->min_bytes || bytes > cfg->max_bytes)
+		return FAULT_MATCH_NONE;
+	if (unlikely(cfg->after_s || cfg->down_s || cfg->skip))
+		return FAULT_MATCH_TIMED;
+	return FAULT_MATCH_ENGINE;
+}
+
+/**
+ * fault_rule_decide - does a rule that matched a bio act on it?
+ * @rule: the rule
+ * @match: what fault_rule_match() returned for the bio, not FAULT_MATCH_NONE
+ * @bytes: the bio's size
+ *
+ * The time window and the skip count (of a rule with either), then the
+ * engine, which may be a call.  FAULT_MATCH_TIMED is right for any rule:
+ * one without a window or a skip count passes those tests.
+ *
+ * Return: true if the rule acts on the bio.
+ */
+static inline bool fault_rule_decide(struct fault_rule *rule, enum fault_match match,
+				     unsigned int bytes)
+{
+	const struct fault_rule_cfg *cfg = &rule->cfg;
+
+	if (match == FAULT_MATCH_TIMED) {
+		if ((cfg->after_s || cfg->down_s) && !fault_rule_window_open(rule))
 			return false;
-		if (bytes < cfg->min_bytes || bytes > cfg->max_bytes)
-			return false;
-		if (unlikely(cfg->after_s || cfg->down_s) && !fault_rule_window_open(rule))
-			return false;
-		if (unlikely(cfg->skip) && atomic64_inc_return(&rule->skipped) <= cfg->skip)
+		if (cfg->skip && atomic64_inc_return(&rule->skipped) <= cfg->skip)
 			return false;
 	}
 	return dmf_should_fail(&rule->cfg.attr, bytes);
