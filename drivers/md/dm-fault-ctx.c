@@ -88,23 +88,6 @@ int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 	return 0;
 }
 
-/**
- * fault_map_bits_update - tell map whether a bio needs more than the rules
- * @fc: the device
- *
- * FAULT_MAP_FULL in fc->map_bits: the device has a bad-block map or a
- * cache, or no device below.  Called by the constructor, and under
- * fc->lock once a map or a cache is published.
- */
-void fault_map_bits_update(struct fault_c *fc)
-{
-	unsigned int bits = fc->map_bits & ~FAULT_MAP_FULL;
-
-	if (fc->bad || fc->cache || !fc->dev)
-		bits |= FAULT_MAP_FULL;
-	WRITE_ONCE(fc->map_bits, bits);
-}
-
 /*
  * The destructor of every fault target; the constructors also call it to
  * undo a partial build (ti->private set by fault_ctx_create()).

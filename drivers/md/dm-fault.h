@@ -205,11 +205,27 @@ static inline const char *fault_dev_name(struct fault_c *fc)
 	return dm_device_name(dm_table_get_md(fc->ti->table));
 }
 
+/**
+ * fault_map_bits_update - tell map whether a bio needs more than the rules
+ * @fc: the device
+ *
+ * FAULT_MAP_FULL in fc->map_bits: the device has a bad-block map or a
+ * cache, or no device below.  Called by the constructor, and under
+ * fc->lock once a map or a cache is published.
+ */
+static inline void fault_map_bits_update(struct fault_c *fc)
+{
+	unsigned int bits = fc->map_bits & ~FAULT_MAP_FULL;
+
+	if (fc->bad || fc->cache || !fc->dev)
+		bits |= FAULT_MAP_FULL;
+	WRITE_ONCE(fc->map_bits, bits);
+}
+
 /* dm-fault-ctx.c */
 int fault_ctx_create(struct dm_target *ti, enum fault_compat kind);
 void fault_ctx_destroy(struct dm_target *ti);
 int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
-void fault_map_bits_update(struct fault_c *fc);
 
 /* dm-fault-bad.c */
 int fault_bad_create(struct fault_c *fc, u64 base, bool enabled);

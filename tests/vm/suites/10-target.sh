@@ -368,6 +368,40 @@ rd 16
 expect "seen: and across the removal of another rule" 8 "$(seen 1)"
 dmsetup remove sn
 
+# --- the walk: rules settled in map's scan, then the rest of the walk -----
+# A p=0 rule on every bio is settled without the engine; the rule after it,
+# on sectors 8-15, goes to the engine and takes the read it matches.  Their
+# counters are those of a whole walk; with the p=0 rule gone, the bounds
+# (the second rule's sectors) rule out the reads outside them.
+# hw RULE: "seen matched injected" of a rule
+hw() {
+	dmsetup message hw 0 stats | awk -v r="$1" '$1 == "rule" && $2 == r {
+		print $5, $6, $7 }'
+}
+dm_create hw "0 $S fault $NB 0 2 error:p=0 error:op=read,sectors=8-15"
+check "walk: device hw exists" test -b /dev/mapper/hw
+hw_rc=""
+for b in 0 2 3 1; do
+	dd if=/dev/mapper/hw of=/dev/null bs=4k count=1 skip=$b iflag=direct status=none 2>/dev/null
+	hw_rc+="$? "
+done
+expect "walk: only the read of sectors 8-15 fails" "0 0 0 1 " "$hw_rc"
+check "walk: a write to sectors 8-15 goes through" \
+	dd if=/dev/zero of=/dev/mapper/hw bs=4k count=1 seek=1 oflag=direct status=none
+expect "walk: the p=0 rule saw and evaluated every bio, fired on none" \
+	"seen=5 matched=5 injected=0" "$(hw 1)"
+expect "walk: the range rule saw every bio, matched and failed the one read" \
+	"seen=5 matched=1 injected=1" "$(hw 2)"
+dmsetup message hw 0 rule remove 1
+dd if=/dev/mapper/hw of=/dev/null bs=4k count=1 iflag=direct status=none
+hw_rc=$?
+dd if=/dev/mapper/hw of=/dev/null bs=4k count=1 skip=1 iflag=direct status=none 2>/dev/null
+expect "walk: with the p=0 rule gone, a read outside the bounds passes, one in fails" \
+	"0 1" "$hw_rc $?"
+expect "walk: the range rule saw both, matched and failed the second" \
+	"seen=7 matched=2 injected=2" "$(hw 2)"
+dmsetup remove hw
+
 # --- FUA and flush rules: a write with O_DSYNC is FUA, an fsync an empty flush
 # (on a disk with a write-back cache: without one the block layer strips both)
 VD=${VM_DISKS%% *}
