@@ -340,20 +340,26 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct f
 /*
  * map of a device with rules or one for fault_map_full(), inline in
  * fault_map().  The walk is fault_rules_walk()'s, with the slow walk a
- * tail call: map makes no call in it.
+ * tail call: map makes no call in it.  The bio's per-bio data is looked
+ * up first and the rest read after, so that only @ti and @bio are kept
+ * across that call; fc->map_bits is read again, and may have no rules by
+ * now.
  */
-static __always_inline int fault_map_rules(struct fault_c *fc, struct bio *bio,
-					   struct fault_per_bio *pb, unsigned int op,
-					   unsigned int bits, sector_t sector)
+static __always_inline int fault_map_rules(struct dm_target *ti, struct bio *bio)
 {
-	unsigned int bytes = bio->bi_iter.bi_size, opbits, i;
+	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
+	struct fault_c *fc = ti->private;
+	unsigned int bits = READ_ONCE(fc->map_bits);
+	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	unsigned int bytes = bio->bi_iter.bi_size, op = fault_bio_op(bio), opbits, i;
 	struct fault_ruleset *set;
 
+	pb->rule = NULL;
+	pb->op = op;
 	if (bits & FAULT_MAP_FULL)
 		return fault_map_full(fc, bio, pb, sector);
 	pb->bytes = bytes;
 	fault_count(fc, op, bytes);
-	/* bits has FAULT_MAP_RULES */
 	if (fault_rules_may_match(fc, bits, op, sector, bytes)) {
 		rcu_read_lock_sched();
 		set = rcu_dereference_sched(fc->rules);
@@ -369,38 +375,71 @@ static __always_inline int fault_map_rules(struct fault_c *fc, struct bio *bio,
 	return DM_MAPIO_REMAPPED;
 }
 
+/*
+ * A bio that map sends below as through dm-linear has no per-bio data of
+ * ours: looking it up is a call into dm.  What end_io needs of such a bio,
+ * to count it if it fails, is its operation class and size, which map
+ * packs into the clone's bi_private: dm leaves that field of a clone to
+ * the target, NULL from bio_init().  Bit 0 tells such a tag from NULL, the
+ * mark of a bio whose per-bio data map filled.  A bio's size is whole
+ * sectors, so the tag fits an unsigned long on 32 bits too.
+ */
+#define FAULT_TAG_OP_SHIFT	1
+#define FAULT_TAG_OP_BITS	3
+#define FAULT_TAG_SECTOR_SHIFT	(FAULT_TAG_OP_SHIFT + FAULT_TAG_OP_BITS)
+
+static inline void fault_tag_set(struct bio *bio, unsigned int op, unsigned int bytes)
+{
+	unsigned long tag = (unsigned long)(bytes >> SECTOR_SHIFT) << FAULT_TAG_SECTOR_SHIFT;
+
+	BUILD_BUG_ON(BIT(FAULT_TAG_OP_BITS) < FAULT_NR_OPS);
+	bio->bi_private = (void *)(tag | op << FAULT_TAG_OP_SHIFT | 1);
+}
+
 static int fault_map(struct dm_target *ti, struct bio *bio)
 {
-	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
 	struct fault_c *fc = ti->private;
-	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
-	unsigned int op = fault_bio_op(bio);
-	unsigned int bits = READ_ONCE(fc->map_bits);
+	sector_t sector;
+	unsigned int op, bytes;
 
-	pb->rule = NULL;
-	pb->op = op;
-	if (unlikely(bits))
-		return fault_map_rules(fc, bio, pb, op, bits, sector);
+	if (unlikely(READ_ONCE(fc->map_bits)))
+		return fault_map_rules(ti, bio);
 	/* the bio goes below as through dm-linear */
-	pb->bytes = bio->bi_iter.bi_size;
-	fault_count(fc, op, pb->bytes);
+	sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	op = fault_bio_op(bio);
+	bytes = bio->bi_iter.bi_size;
+	fault_count(fc, op, bytes);
+	fault_tag_set(bio, op, bytes);
 	fault_remap(fc, bio, sector);
 	return DM_MAPIO_REMAPPED;
 }
 
-/* end_io of a bio that failed, or while some bio in flight has a rule. */
+/*
+ * end_io of a bio that failed, or while some bio in flight has a rule: the
+ * failure's count, and the undoing of what the bio's rule did.
+ */
 static noinline int fault_end_io_full(struct fault_c *fc, struct bio *bio, blk_status_t *error)
 {
-	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
+	unsigned long tag = (unsigned long)bio->bi_private;
+	struct fault_per_bio *pb = NULL;
 	struct fault_op_stats *st;
+	unsigned int op, bytes;
 
+	if (tag) {
+		op = (tag >> FAULT_TAG_OP_SHIFT) & (BIT(FAULT_TAG_OP_BITS) - 1);
+		bytes = (tag >> FAULT_TAG_SECTOR_SHIFT) << SECTOR_SHIFT;
+	} else {
+		pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
+		op = pb->op;
+		bytes = pb->bytes;
+	}
 	if (*error) {
 		st = get_cpu_ptr(fc->stats);
-		st->failed[pb->op]++;
-		st->failed_bytes[pb->op] += pb->bytes;
+		st->failed[op]++;
+		st->failed_bytes[op] += bytes;
 		put_cpu_ptr(fc->stats);
 	}
-	if (pb->rule) {
+	if (pb && pb->rule) {
 		fault_act_end_io(fc, pb, bio, error);
 		fault_rule_put(pb->rule);
 		pb->rule = NULL;
@@ -415,8 +454,8 @@ static int fault_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *err
 
 	/*
 	 * A bio that succeeded while no rule acts on any bio has nothing to
-	 * count or undo: done without looking up its per-bio data.  A bio a
-	 * rule took was counted in nr_acting before it was submitted.
+	 * count or undo: done without looking at it.  A bio a rule took was
+	 * counted in nr_acting before it was submitted.
 	 */
 	if (likely(!*error) && !atomic_read(&fc->nr_acting))
 		return DM_ENDIO_DONE;
