@@ -131,6 +131,9 @@ if [[ -n $moddir ]]; then	# another build of the target, e.g. a proposed fix
 else
 	tests/vm/load dmf_engine dm-fault >/dev/null || die "tests/vm/load failed"
 fi
+# whether new pages come zeroed: the cold write cache's figure depends on it
+autoinit=$(dmesg | grep -o 'mem auto-init:.*' | head -n 1)
+[[ -n $autoinit ]] && note "$autoinit"
 modinfo dm-dust >/dev/null 2>&1 ||
 	note "dm-dust is not built in $KVER (CONFIG_DM_DUST is not set): not measured"
 

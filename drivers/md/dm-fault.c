@@ -341,16 +341,15 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct f
  * map of a device with rules or one for fault_map_full(), inline in
  * fault_map().  The walk is fault_rules_walk()'s, with the slow walk a
  * tail call: map makes no call in it.  The bio's per-bio data is looked
- * up first and the rest read after, so that only @ti and @bio are kept
+ * up first and the rest read after, so that only @fc and @bio are kept
  * across that call; fc->map_bits is read again, and may have no rules by
  * now.
  */
-static __always_inline int fault_map_rules(struct dm_target *ti, struct bio *bio)
+static __always_inline int fault_map_rules(struct fault_c *fc, struct bio *bio)
 {
 	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
-	struct fault_c *fc = ti->private;
 	unsigned int bits = READ_ONCE(fc->map_bits);
-	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	sector_t sector = dm_target_offset(fc->ti, bio->bi_iter.bi_sector);
 	unsigned int bytes = bio->bi_iter.bi_size, op = fault_bio_op(bio), opbits, i;
 	struct fault_ruleset *set;
 
@@ -380,20 +379,18 @@ static __always_inline int fault_map_rules(struct dm_target *ti, struct bio *bio
  * ours: looking it up is a call into dm.  What end_io needs of such a bio,
  * to count it if it fails, is its operation class and size, which map
  * packs into the clone's bi_private: dm leaves that field of a clone to
- * the target, NULL from bio_init().  Bit 0 tells such a tag from NULL, the
- * mark of a bio whose per-bio data map filled.  A bio's size is whole
- * sectors, so the tag fits an unsigned long on 32 bits too.
+ * the target, NULL from bio_init().  A bio's size is whole sectors, which
+ * leaves the low bits for the class, and bit 0 tells such a tag from
+ * NULL, the mark of a bio whose per-bio data map filled.
  */
 #define FAULT_TAG_OP_SHIFT	1
-#define FAULT_TAG_OP_BITS	3
-#define FAULT_TAG_SECTOR_SHIFT	(FAULT_TAG_OP_SHIFT + FAULT_TAG_OP_BITS)
+#define FAULT_TAG_OP_MASK	(7U << FAULT_TAG_OP_SHIFT)
 
 static inline void fault_tag_set(struct bio *bio, unsigned int op, unsigned int bytes)
 {
-	unsigned long tag = (unsigned long)(bytes >> SECTOR_SHIFT) << FAULT_TAG_SECTOR_SHIFT;
-
-	BUILD_BUG_ON(BIT(FAULT_TAG_OP_BITS) < FAULT_NR_OPS);
-	bio->bi_private = (void *)(tag | op << FAULT_TAG_OP_SHIFT | 1);
+	BUILD_BUG_ON(FAULT_TAG_OP_MASK >> FAULT_TAG_OP_SHIFT < FAULT_NR_OPS - 1);
+	BUILD_BUG_ON(FAULT_TAG_OP_MASK >= SECTOR_SIZE);
+	bio->bi_private = (void *)(unsigned long)(bytes | op << FAULT_TAG_OP_SHIFT | 1);
 }
 
 static int fault_map(struct dm_target *ti, struct bio *bio)
@@ -403,7 +400,7 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	unsigned int op, bytes;
 
 	if (unlikely(READ_ONCE(fc->map_bits)))
-		return fault_map_rules(ti, bio);
+		return fault_map_rules(fc, bio);
 	/* the bio goes below as through dm-linear */
 	sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	op = fault_bio_op(bio);
@@ -426,8 +423,8 @@ static noinline int fault_end_io_full(struct fault_c *fc, struct bio *bio, blk_s
 	unsigned int op, bytes;
 
 	if (tag) {
-		op = (tag >> FAULT_TAG_OP_SHIFT) & (BIT(FAULT_TAG_OP_BITS) - 1);
-		bytes = (tag >> FAULT_TAG_SECTOR_SHIFT) << SECTOR_SHIFT;
+		op = (tag & FAULT_TAG_OP_MASK) >> FAULT_TAG_OP_SHIFT;
+		bytes = tag & ~(SECTOR_SIZE - 1UL);
 	} else {
 		pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
 		op = pb->op;
