@@ -274,17 +274,23 @@ static bool fault_rules_walk(struct fault_c *fc, struct bio *bio, struct fault_p
 
 /*
  * map of a bio from the slow walk on, on a device that has no bad-block
- * map, no cache and a device below: the rest of the walk, and the action
- * of a rule that takes the bio.  The bio is not remapped yet: its sector
- * is map's again.
+ * map, no cache and a device below: the bio's per-bio data, the rest of
+ * the walk, and the action of a rule that takes the bio.  The bio is not
+ * remapped yet: its sector is map's again.
  */
-static noinline int fault_map_slow(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
+static noinline int fault_map_slow(struct fault_c *fc, struct bio *bio, unsigned int op,
 				   struct fault_ruleset *set, unsigned int i, unsigned int opbits)
 	__releases(RCU_SCHED)
 {
+	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
 	sector_t sector = dm_target_offset(fc->ti, bio->bi_iter.bi_sector);
-	bool fires = fault_rules_walk_slow(fc, pb, set, i, opbits, sector);
+	bool fires;
 
+	pb->rule = NULL;
+	pb->op = op;
+	pb->bytes = bio->bi_iter.bi_size;
+	fault_count(fc, op, pb->bytes);
+	fires = fault_rules_walk_slow(fc, pb, set, i, opbits, sector);
 	fault_remap(fc, bio, sector);
 	if (!fires)
 		return DM_MAPIO_REMAPPED;
@@ -297,13 +303,16 @@ static noinline int fault_map_slow(struct fault_c *fc, struct bio *bio, struct f
  * (fault-error).  Out of line so that map of a device with none of these
  * keeps a small frame.
  */
-static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
+static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned int op,
 				   sector_t sector)
 {
+	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
 	blk_status_t bad = BLK_STS_OK;
 	unsigned int bits;
 	int r;
 
+	pb->rule = NULL;
+	pb->op = op;
 	/* first, as a disk's medium errors: it may shorten the bio */
 	if (unlikely(READ_ONCE(fc->bad)))
 		bad = fault_bad_map(fc, bio, pb->op, sector);
@@ -338,43 +347,6 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, struct f
 }
 
 /*
- * map of a device with rules or one for fault_map_full(), inline in
- * fault_map().  The walk is fault_rules_walk()'s, with the slow walk a
- * tail call: map makes no call in it.  The bio's per-bio data is looked
- * up first and the rest read after, so that only @fc and @bio are kept
- * across that call; fc->map_bits is read again, and may have no rules by
- * now.
- */
-static __always_inline int fault_map_rules(struct fault_c *fc, struct bio *bio)
-{
-	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
-	unsigned int bits = READ_ONCE(fc->map_bits);
-	sector_t sector = dm_target_offset(fc->ti, bio->bi_iter.bi_sector);
-	unsigned int bytes = bio->bi_iter.bi_size, op = fault_bio_op(bio), opbits, i;
-	struct fault_ruleset *set;
-
-	pb->rule = NULL;
-	pb->op = op;
-	if (bits & FAULT_MAP_FULL)
-		return fault_map_full(fc, bio, pb, sector);
-	pb->bytes = bytes;
-	fault_count(fc, op, bytes);
-	if (fault_rules_may_match(fc, bits, op, sector, bytes)) {
-		rcu_read_lock_sched();
-		set = rcu_dereference_sched(fc->rules);
-		if (likely(set)) {
-			opbits = fault_rules_opbits(set, bio, op);
-			i = fault_rules_scan(set, opbits, sector, bytes);
-			if (unlikely(i < set->nr))
-				return fault_map_slow(fc, bio, pb, set, i, opbits);
-		}
-		rcu_read_unlock_sched();
-	}
-	fault_remap(fc, bio, sector);
-	return DM_MAPIO_REMAPPED;
-}
-
-/*
  * A bio that map sends below as through dm-linear has no per-bio data of
  * ours: looking it up is a call into dm.  What end_io needs of such a bio,
  * to count it if it fails, is its operation class and size, which map
@@ -393,18 +365,37 @@ static inline void fault_tag_set(struct bio *bio, unsigned int op, unsigned int 
 	bio->bi_private = (void *)(unsigned long)(bytes | op << FAULT_TAG_OP_SHIFT | 1);
 }
 
+/*
+ * A bio that no rule takes, on a device with no bad-block map, no cache
+ * and a device below, goes below as through dm-linear, and map makes no
+ * call but dm-linear's: its per-bio data is looked up only by
+ * fault_map_slow() and fault_map_full(), tail calls both.
+ */
 static int fault_map(struct dm_target *ti, struct bio *bio)
 {
 	struct fault_c *fc = ti->private;
-	sector_t sector;
-	unsigned int op, bytes;
+	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	unsigned int bits = READ_ONCE(fc->map_bits);
+	unsigned int bytes = bio->bi_iter.bi_size;
+	unsigned int op = fault_bio_op(bio);
+	struct fault_ruleset *set;
+	unsigned int opbits, i;
 
-	if (unlikely(READ_ONCE(fc->map_bits)))
-		return fault_map_rules(fc, bio);
-	/* the bio goes below as through dm-linear */
-	sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
-	op = fault_bio_op(bio);
-	bytes = bio->bi_iter.bi_size;
+	if (unlikely(bits)) {
+		if (bits & FAULT_MAP_FULL)
+			return fault_map_full(fc, bio, op, sector);
+		if (fault_rules_may_match(fc, bits, op, sector, bytes)) {
+			rcu_read_lock_sched();
+			set = rcu_dereference_sched(fc->rules);
+			if (likely(set)) {
+				opbits = fault_rules_opbits(set, bio, op);
+				i = fault_rules_scan(set, opbits, sector, bytes);
+				if (unlikely(i < set->nr))
+					return fault_map_slow(fc, bio, op, set, i, opbits);
+			}
+			rcu_read_unlock_sched();
+		}
+	}
 	fault_count(fc, op, bytes);
 	fault_tag_set(bio, op, bytes);
 	fault_remap(fc, bio, sector);
