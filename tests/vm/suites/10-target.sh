@@ -83,6 +83,26 @@ expect "held read, rule gone: nothing left held" "held 0" \
 dmsetup remove fb
 dmsetup remove eb
 
+# The same count on a disk of 4 KiB sectors, for a read of 1 MiB, which
+# may reach the target as several bios: each fails below, and the failed
+# bytes add up to the read.
+NB4=$(nullb_create nb4k 64 1 4096)
+check "4k sectors: a null_blk disk of 4 KiB sectors" test "$(blockdev --getss "$NB4")" = 4096
+S4=$(dm_size "$NB4")
+dm_create eb "0 $S4 fault $NB4 0 1 error:op=read,sectors=0-8191"
+dm_create fb "0 $S4 fault /dev/mapper/eb 0"
+check "4k sectors, no rule: the device exists" test -b /dev/mapper/fb
+refused "4k sectors, no rule: a 1 MiB read failing below fails with EIO" "Input/output error" \
+	dd if=/dev/mapper/fb of=/dev/null bs=1M count=1 iflag=direct
+st=$(dmsetup message fb 0 stats | awk '$1 == "op" && $2 == "read" {print $3, $4, $5, $6}')
+n=$(echo "$st" | sed -n 's/^bios=\([0-9]*\) .*/\1/p')
+check "4k sectors, no rule: the read reached the target" test "${n:-0}" -ge 1
+expect "4k sectors, no rule: every bio of the read failed, with all its bytes" \
+	"bios=$n bytes=1048576 failed=$n failed_bytes=1048576" "$st"
+dmsetup remove fb
+dmsetup remove eb
+nullb_destroy nb4k
+
 # --- error rule at a rate ------------------------------------------------
 dm_create er "0 $S fault $NB 0 1 error:op=read,p=1%,seed=99"
 fio --name=r --filename=/dev/mapper/er --rw=randread --bs=4k --direct=1 \
