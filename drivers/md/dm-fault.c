@@ -272,6 +272,16 @@ static bool fault_rules_walk(struct fault_c *fc, struct bio *bio, struct fault_p
 	return false;
 }
 
+/* The per-bio data of a bio map does more with than remap it: no rule yet. */
+static inline struct fault_per_bio *fault_per_bio_init(struct bio *bio, unsigned int op)
+{
+	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
+
+	pb->rule = NULL;
+	pb->op = op;
+	return pb;
+}
+
 /*
  * map of a bio from the slow walk on, on a device that has no bad-block
  * map, no cache and a device below: the bio's per-bio data, the rest of
@@ -282,12 +292,10 @@ static noinline int fault_map_slow(struct fault_c *fc, struct bio *bio, unsigned
 				   struct fault_ruleset *set, unsigned int i, unsigned int opbits)
 	__releases(RCU_SCHED)
 {
-	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
+	struct fault_per_bio *pb = fault_per_bio_init(bio, op);
 	sector_t sector = dm_target_offset(fc->ti, bio->bi_iter.bi_sector);
 	bool fires;
 
-	pb->rule = NULL;
-	pb->op = op;
 	pb->bytes = bio->bi_iter.bi_size;
 	fault_count(fc, op, pb->bytes);
 	fires = fault_rules_walk_slow(fc, pb, set, i, opbits, sector);
@@ -306,13 +314,11 @@ static noinline int fault_map_slow(struct fault_c *fc, struct bio *bio, unsigned
 static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned int op,
 				   sector_t sector)
 {
-	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
+	struct fault_per_bio *pb = fault_per_bio_init(bio, op);
 	blk_status_t bad = BLK_STS_OK;
 	unsigned int bits;
 	int r;
 
-	pb->rule = NULL;
-	pb->op = op;
 	/* first, as a disk's medium errors: it may shorten the bio */
 	if (unlikely(READ_ONCE(fc->bad)))
 		bad = fault_bad_map(fc, bio, pb->op, sector);

@@ -289,9 +289,9 @@ static inline bool fault_sectors_overlap(u64 first, u64 last, sector_t sector,
 }
 
 /*
- * Could a rule match this bio?  If not, and the device has rules, count it
- * as skipped: every rule of the set has seen it.  @bits: fc->map_bits as
- * map read it.
+ * Could a rule match this bio?  If not, count it as skipped: every rule
+ * of the set has seen it.  @bits: fc->map_bits, read once by map, with
+ * FAULT_MAP_RULES set.
  */
 static inline bool fault_rules_may_match(struct fault_c *fc, unsigned int bits, unsigned int op,
 					 sector_t sector, unsigned int bytes)
@@ -302,8 +302,7 @@ static inline bool fault_rules_may_match(struct fault_c *fc, unsigned int bits, 
 	    fault_sectors_overlap(READ_ONCE(fc->bounds.first), READ_ONCE(fc->bounds.last),
 				  sector, bytes))
 		return true;
-	if (bits & FAULT_MAP_RULES)
-		this_cpu_inc(*fc->skipped);
+	this_cpu_inc(*fc->skipped);
 	return false;
 }
 
