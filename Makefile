@@ -3,7 +3,11 @@
 # dm-fault: build the modules for every installed Debian kernel, the
 # dmfault tool, and run the tests, the demo, the lint gates and benchmarks.
 #
-#   make            modules for each kernel in /lib/modules + tools/dmfault
+#   make            the modules for the running kernel (KVER=V, KVERS="V1 V2"
+#                   or KDIR=TREE: others) in build/KVER/, and tools/dmfault;
+#                   installs no package
+#   make deps       the Debian packages make check and make demo need
+#                   (make deps-GROUP: one of scripts/deps.sh's groups)
 #   make check      host unit tests, fuzz smoke, VM suites on every kernel
 #   make check-long make check with the full sweeps and loops (DMF_LONG=1)
 #   make check-debug the VM suites on a KASAN/lockdep/kmemleak kernel built from
@@ -20,7 +24,7 @@
 #                   console in soak-KVER.log.  Not part of make check
 #   make lint       checkpatch --strict, sparse (C=1), W=1: warnings are errors
 #   make bench      side-by-side ratios under QEMU -icount
-#   make install    the modules under /lib/modules/KVER/updates/dm-fault (and
+#   make install    make's modules under /lib/modules/KVER/updates/dm-fault (and
 #                   depmod), then install-tools; DESTDIR honoured.  make uninstall
 #   make install-tools  no build: dmfault, its man page, bash completion, hunt's
 #                   catalogue and helper under PREFIX (/usr/local)
@@ -34,14 +38,18 @@
 #                   three modules there (CONFIG_DM_FAULT=m); not part of make check
 #   make clean
 #
-# KVERS=... restricts the kernels (default: every /lib/modules/*/build).
+# Only make deps, deps-GROUP, check and demo install packages; the other
+# targets check for what they need and name the make deps-GROUP that
+# installs it.  The test targets (check, demo, lint, bench, hunt, soak) run
+# on every kernel with headers in /lib/modules, or on KVERS.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
-# Resolved when a recipe runs, after the dependency step may have installed
-# the kernels.
+# The test matrix, resolved when a recipe runs, after make check or make
+# demo may have installed the kernels.
 K = $${KVERS:-$$(scripts/kvers.sh)}
-export KVERS
+# What a build is for (scripts/kvers.sh --build).
+export KVERS KVER KDIR
 SRCS := Kbuild lib drivers mm include
 
 .PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt soak lint bench \
@@ -53,42 +61,49 @@ DKMS_SRC = $(DESTDIR)/usr/src/dm-fault-$(VERSION)
 
 all: modules tools
 
+deps: deps-check deps-demo
+
 deps-%:
 	@scripts/deps.sh $*
 
+need-%:
+	@scripts/deps.sh --check $*
+
 # One shadow tree per kernel (symlinks to the sources) so that the objects
 # of two kernels never overwrite each other.
-modules: deps-build
-	@k="$(K)"; [ -n "$$k" ] || { echo "no kernel headers in /lib/modules/*/build" >&2; exit 1; }
-	@set -e; for k in $(K); do \
+modules:
+	@set -e; kv=$$(scripts/kvers.sh --build); for k in $$kv; do \
 		echo "  MODULES $$k"; \
 		s=$(TOP)/build/$$k/src; mkdir -p $$s; \
 		cp -rsf $(wildcard $(addprefix $(TOP)/,$(SRCS))) $$s/; \
-		$(MAKE) -s -C /lib/modules/$$k/build M=$$s $(KBUILD_OPTS) modules; \
+		$(MAKE) -s -C $${KDIR:-/lib/modules/$$k/build} M=$$s $(KBUILD_OPTS) modules; \
 		cp $$s/*.ko $(TOP)/build/$$k/; \
 	done
 
-tools: deps-build
+tools:
+	@echo '#include <libdevmapper.h>' | $(CC) -E -o /dev/null - 2>/dev/null || \
+		{ echo "dm-fault: libdevmapper.h not found: install libdevmapper-dev (make deps-build)" >&2; \
+		  exit 1; }
 	@$(MAKE) -s -C tools/dmfault
 	@$(MAKE) -s -C tests/vm/bin
 
-unit: deps-check
+unit: need-check
 	@$(MAKE) -s -C tests/unit check
 
-fuzz: deps-check
+fuzz: need-check
 	@$(MAKE) -s -C tests/fuzz run
 
 check: deps-check
-	@$(MAKE) -s modules tools
+	@$(MAKE) -s modules tools KVERS="$(K)"
 	@tests/check $(K)
 
 check-long: deps-check
-	@$(MAKE) -s modules tools
+	@$(MAKE) -s modules tools KVERS="$(K)"
 	@DMF_LONG=1 tests/check $(K)
 
 DEBUG_KERNELS ?= 6.1 6.12
 
-check-debug: deps-debug
+check-debug: need-debug
 	@$(MAKE) -s tools
 	@mkdir -p build; p=0; f=0; for v in $(DEBUG_KERNELS); do \
 		DEBUG_KERNEL=$$v tests/check-debug $(SUITES) 2>&1 | tee build/check-debug-$$v.log; \
@@ -98,22 +113,22 @@ check-debug: deps-debug
 	done; echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
 
 demo: deps-demo
-	@$(MAKE) -s modules tools
+	@$(MAKE) -s modules tools KVERS="$(K)"
 	@mkdir -p build; k="$(K)"; set -o pipefail; \
 		tests/vm/run --kernel "$${k##* }" --disk 512M -- tests/demo.sh | tee build/demo.log
 	@scripts/demo-plot.sh build/demo.log build/demo.png
 
 # About 25 minutes a kernel on two shared cores: not part of make check.
-hunt: deps-check
-	@$(MAKE) -s modules tools
+hunt: need-check
+	@$(MAKE) -s modules tools KVERS="$(K)"
 	@rc=0; for k in $(K); do \
 		nice -n 10 tests/vm/run --kernel $$k --mem 2048 --timeout 3000 -- \
 			env HUNT_STEPS=$${HUNT_STEPS:-150} tests/vm/hunt.sh $$HUNT_PATHS || rc=1; \
 	done; exit $$rc
 
 # One VM a kernel, in turn; each run's console goes to soak-KVER.log too.
-soak: deps-check
-	@$(MAKE) -s modules tools
+soak: need-check
+	@$(MAKE) -s modules tools KVERS="$(K)"
 	@s=$${SOAK_SECONDS:-3600}; p=0; f=0; for k in $(K); do \
 		nice -n 5 tests/vm/run --kernel $$k --mem 2048 --disk 1G --disk 256M \
 			--timeout $$((s + 1800)) -- env SOAK_SECONDS=$$s \
@@ -126,11 +141,11 @@ soak: deps-check
 		p=$$((p + $${l%% *})); l=$${l#*, }; f=$$((f + $${l%% *})); \
 	done; echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
 
-lint: deps-lint
+lint: need-lint
 	@scripts/lint.sh $(K)
 
-bench: deps-bench
-	@$(MAKE) -s modules tools
+bench: need-bench
+	@$(MAKE) -s modules tools KVERS="$(K)"
 	@bench/run $(K)
 
 # depmod only for the running system's tree, not a DESTDIR
@@ -157,7 +172,9 @@ dkms-src:
 	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
 	@cp -r Kbuild dkms.conf lib drivers mm include $(DKMS_SRC)/
 
-dkms-install: deps-build dkms-src
+dkms-install:
+	@command -v dkms >/dev/null || { echo "dm-fault: dkms is not installed (apt-get install dkms)" >&2; exit 1; }
+	@$(MAKE) -s dkms-src
 	@dkms add -m dm-fault -v $(VERSION)
 	@dkms install -m dm-fault -v $(VERSION) $(if $(KVERS),$(addprefix -k ,$(KVERS)),--all)
 
@@ -165,7 +182,7 @@ dkms-uninstall:
 	@dkms remove -m dm-fault -v $(VERSION) --all
 	@rm -rf $(DKMS_SRC)
 
-deb: deps-deb
+deb: need-deb
 	@rm -rf build/deb && mkdir -p build/deb/dm-fault-$(VERSION)
 	@git ls-files -z | xargs -0 cp --parents -t build/deb/dm-fault-$(VERSION)
 	@cd build/deb/dm-fault-$(VERSION) && dpkg-buildpackage -us -uc -b > ../build.log 2>&1 || \
@@ -176,7 +193,7 @@ deb: deps-deb
 deb-check: deb
 	@tests/deb-check.sh build/deb $(K)
 
-in-tree-check: deps-debug
+in-tree-check: need-debug
 	@scripts/in-tree-check.sh
 
 clean:

@@ -3,10 +3,19 @@
 #
 # Install the Debian packages dm-fault needs to build, test and benchmark.
 # As root, missing packages are installed with apt-get; otherwise the exact
-# apt-get line is printed and the script fails.
+# apt-get line is printed and the script fails.  With --check nothing is
+# installed: missing packages are named with the make target that installs
+# them, and the script fails.  Only make deps, make deps-GROUP, make check
+# and make demo install; every other target checks.
 #
-# usage: scripts/deps.sh [build|check|demo|deb|lint|bench|debug|all]
+# usage: scripts/deps.sh [--check] [build|check|demo|deb|lint|bench|debug|all]
 set -eu
+
+only_check=
+if [ "${1:-}" = --check ]; then
+	only_check=1
+	shift
+fi
 
 base="make gcc libc6-dev kmod cpio xz-utils zstd
 	linux-image-amd64 linux-headers-amd64
@@ -19,7 +28,8 @@ fuzz="clang libclang-rt-14-dev"
 bench="gnuplot-nox valgrind"
 debug="linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev"
 
-case "${1:-all}" in
+group=${1:-all}
+case "$group" in
 build)	want="$base" ;;
 check)	want="$base $vm $fuzz $lint $pkg" ;;
 demo)	want="$base $vm gnuplot-nox" ;;
@@ -28,7 +38,7 @@ lint)	want="$base $lint" ;;
 bench)	want="$base $vm $bench" ;;
 debug)	want="$base $vm $debug" ;;
 all)	want="$base $vm $lint $fuzz $bench $debug $pkg gnuplot-nox" ;;
-*)	echo "usage: $0 [build|check|demo|deb|lint|bench|debug|all]" >&2; exit 2 ;;
+*)	echo "usage: $0 [--check] [build|check|demo|deb|lint|bench|debug|all]" >&2; exit 2 ;;
 esac
 
 missing=
@@ -38,13 +48,33 @@ for p in $want; do
 done
 [ -z "$missing" ] && exit 0
 
+if [ -n "$only_check" ]; then
+	echo "dm-fault: missing packages:$missing" >&2
+	echo "  make deps-$group (as root) installs them" >&2
+	exit 1
+fi
 if [ "$(id -u)" != 0 ]; then
 	echo "dm-fault: missing packages; run as root:" >&2
 	echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
 	exit 1
 fi
-echo "dm-fault: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q >/dev/null
+# A freshly booted machine may be running unattended-upgrades: wait for
+# its dpkg lock rather than fail at once.
+apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null
+# Debian 12 is what the tests run on: its kernel packages are the VMs'.
+none=
+for p in $missing; do
+	apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]' || none="$none $p"
+done
+if [ -n "$none" ]; then
+	echo "dm-fault: this system's package archive has no$none" >&2
+	case $none in
+	*linux-*) echo "  make check and make demo boot Debian 12's kernels (6.1 and 6.12) in QEMU" \
+			"and are tested on Debian 12 only; make builds for your own kernel" >&2 ;;
+	esac
+	exit 1
+fi
+echo "dm-fault: installing$missing" >&2
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing >/dev/null
+apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $missing >/dev/null
