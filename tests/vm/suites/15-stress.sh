@@ -24,7 +24,7 @@ fs_with_faults() {
 		dmsetup remove fsd
 		return
 	fi
-	dmesg -C
+	kmsg_mark
 	$FIO --name=w --directory=/mnt/fs --rw=randwrite --bs=4k --size=32M --numjobs=2 \
 		--ioengine=libaio --iodepth=8 --time_based --runtime=8 --fsync=32 \
 		--continue_on_error=all >/dev/null 2>&1 &
@@ -37,10 +37,10 @@ fs_with_faults() {
 	within "$fs: faults were injected under fio" "${errs:-0}" 1 100000000
 	# a failed data write of XFS is iomap's "writeback error on inode",
 	# a failed log write "log I/O error" and a shutdown
-	if dmesg | grep -Eiq 'I/O error|error.*writ|writeback error|metadata I/O|shutting down|EXT4-fs'; then
+	if kmsg_since | grep -Eiq 'I/O error|error.*writ|writeback error|metadata I/O|shutting down|EXT4-fs'; then
 		ok "$fs: the kernel logged the I/O errors"
 	else
-		fail "$fs: the kernel logged the I/O errors" "$(dmesg | tail -n 15)"
+		fail "$fs: the kernel logged the I/O errors" "$(kmsg_since | tail -n 15)"
 	fi
 	check "$fs: umount after faults" umount /mnt/fs
 	check "$fs: device removed" dmsetup remove fsd
