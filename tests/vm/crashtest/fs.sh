@@ -31,10 +31,11 @@ fs_check() {
 }
 
 # mark_step LABEL: a step mark in crashtest's recording (its account of a
-# failure names lost writes by the step they came after); nothing when the
-# device is not recording
+# failure names lost writes by the step they came after).  A refused mark
+# ends the workload: the check reads acknowledgements from the marks.
 mark_step() {
-	dmsetup message "${DMF_DEV##*/}" 0 mark "$1" > /dev/null 2>&1 || true
+	dmsetup message "${DMF_DEV##*/}" 0 mark "$1" > /dev/null ||
+		{ echo "fs.sh: mark $1 refused on ${DMF_DEV##*/}" >&2; exit 1; }
 }
 
 # acked FILE: how many acknowledgements (lines of FILE) the workload had
