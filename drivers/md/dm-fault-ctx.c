@@ -56,6 +56,7 @@ int fault_ctx_create(struct dm_target *ti, enum fault_compat kind)
 	ti->num_secure_erase_bios = 1;
 	ti->num_write_zeroes_bios = 1;
 	ti->per_io_data_size = sizeof(struct fault_per_bio);
+	fc->map_bits = FAULT_MAP_FIRST;
 	fault_map_bits_update(fc);
 	return 0;
 }

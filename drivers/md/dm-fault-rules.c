@@ -169,31 +169,63 @@ static void fault_ruleset_retire_rcu(struct rcu_head *head)
 	fault_ruleset_free(container_of(head, struct fault_ruleset, rcu));
 }
 
-/*
- * Publish the bounds of @set (NULL: none) for fault_rules_may_match(), and
- * whether there are rules, in fc->map_bits.  A FUA match is a write's; a
- * preflush match a write's or an empty flush's.
+/**
+ * fault_rules_summarise - derive what map reads in place of the rules
+ * @fc: the device; the caller holds fc->lock
+ * @set: the set about to be published (empty: none), or the current set
+ *	 once a rule of it was switched on or off
+ *
+ * map settles most bios without reading a rule's match keys: by
+ * fc->map_bits, fc->bounds, set->by_flags and each rule's plain flag.
+ * Each is derived here from the rules, and nowhere else:
+ *
+ * - rule->plain: the rule is enabled and has no match key but its
+ *   operations, so fault_rule_match() tests only those;
+ * - set->by_flags: a rule matches FUA or preflush, so the walk computes the
+ *   bio's flag bits (fault_rules_opbits());
+ * - fc->bounds: the union of the rules' sector ranges;
+ * - fc->map_bits: FAULT_MAP_RULES, the rules' operation classes (a FUA or
+ *   preflush match is a write's; an empty flush has a class of its own),
+ *   and FAULT_MAP_ALL when the bounds are every sector and every class;
+ *   FAULT_MAP_FIRST and FAULT_MAP_EXTRA, which are not the rules', are
+ *   kept.
+ *
+ * A bio that the bounds rule out (fault_rules_may_match()) is counted
+ * once, in fc->skipped, and fault_rule_seen() adds that count past its
+ * skip_base to every rule's seen count: a summary needs no more than to
+ * rule out only bios that no rule of the set matches.
+ *
+ * Besides its field and its words in the parser, a new match key is added
+ * in two places: fault_rule_match(), which tests it, and here, where a
+ * rule with the key set is not plain and, if the key can rule bios out
+ * for the whole set, a summary says so (or none does: a summary only
+ * ever rules bios out early).
  */
-static void fault_rules_bound(struct fault_c *fc, const struct fault_ruleset *set)
+static void fault_rules_summarise(struct fault_c *fc, struct fault_ruleset *set)
 {
-	unsigned int i, opmask = 0, bits = fc->map_bits & FAULT_MAP_FULL;
+	unsigned int i, opmask = 0, bits = fc->map_bits & (FAULT_MAP_FIRST | FAULT_MAP_EXTRA);
 	u64 first = U64_MAX, last = 0;
 
-	for (i = 0; set && i < set->nr; i++) {
-		const struct fault_rule_cfg *cfg = &set->rules[i]->cfg;
+	for (i = 0; i < set->nr; i++) {
+		struct fault_rule *rule = set->rules[i];
+		const struct fault_rule_cfg *cfg = &rule->cfg;
 
+		WRITE_ONCE(rule->plain, cfg->enabled && !cfg->first && cfg->last == U64_MAX &&
+			   !cfg->min_bytes && cfg->max_bytes == U32_MAX && !cfg->after_s &&
+			   !cfg->down_s && !cfg->skip);
 		opmask |= cfg->opmask;
 		first = min(first, cfg->first);
 		last = max(last, cfg->last);
 	}
+	WRITE_ONCE(set->by_flags, !!(opmask & FAULT_OPM_BY_FLAGS));
 	if (opmask & FAULT_OPM_BY_FLAGS)
 		opmask |= BIT(FAULT_OP_WRITE);
-	if (set && set->nr) {
+	if (set->nr) {
 		bits |= FAULT_MAP_RULES | (opmask & FAULT_OPM_ANY);
 		if (!first && last == U64_MAX && (opmask & FAULT_OPM_ANY) == FAULT_OPM_ANY)
 			bits |= FAULT_MAP_ALL;
 	}
-	WRITE_ONCE(fc->map_bits, bits);
+	WRITE_ONCE(fc->map_bits, fault_map_route(bits));
 	WRITE_ONCE(fc->bounds.first, first);
 	WRITE_ONCE(fc->bounds.last, last);
 }
@@ -225,9 +257,6 @@ static struct fault_ruleset *fault_ruleset_splice(const struct fault_ruleset *ol
 		fault_rule_get(old->rules[i]);
 		set->rules[j++] = old->rules[i];
 	}
-	for (i = 0; i < set->nr; i++)
-		if (set->rules[i]->cfg.opmask & FAULT_OPM_BY_FLAGS)
-			set->by_flags = true;
 	return set;
 }
 
@@ -240,7 +269,7 @@ static void fault_rules_publish(struct fault_c *fc, struct fault_ruleset *set)
 {
 	struct fault_ruleset *old = fault_rules_current(fc);
 
-	fault_rules_bound(fc, set);
+	fault_rules_summarise(fc, set);
 	rcu_assign_pointer(fc->rules, set->nr ? set : NULL);
 	if (!set->nr)
 		fault_ruleset_free(set);
@@ -261,13 +290,15 @@ static bool fault_ruleset_find(const struct fault_ruleset *set, unsigned int id,
 	return false;
 }
 
-/* A rule about to be published: its status, its time window, its skip base. */
+/*
+ * A rule about to be published: its status, its time window, its skip
+ * base.  Its plain flag is the set's summary's (fault_rules_summarise()).
+ */
 static void fault_rule_start(struct fault_c *fc, struct fault_rule *rule)
 {
 	rule->status = fault_blk_status[rule->cfg.status];
 	rule->start_jiffies = jiffies;
 	WRITE_ONCE(rule->skip_base, fault_rules_skipped(fc));
-	rule->plain = fault_rule_plain(&rule->cfg);
 }
 
 static int __fault_rules_add(struct fault_c *fc, struct fault_rule *rule, char **error)
@@ -459,7 +490,7 @@ int fault_rules_enable(struct fault_c *fc, unsigned int id, bool enable, char **
 	set = fault_rules_current(fc);
 	if (fault_ruleset_find(set, id, &pos)) {
 		WRITE_ONCE(set->rules[pos]->cfg.enabled, enable);
-		WRITE_ONCE(set->rules[pos]->plain, fault_rule_plain(&set->rules[pos]->cfg));
+		fault_rules_summarise(fc, set);
 	} else {
 		*error = "No rule with that id";
 		r = -ENOENT;

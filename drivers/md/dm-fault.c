@@ -180,8 +180,7 @@ static inline void fault_remap(struct fault_c *fc, struct bio *bio, sector_t sec
 
 /*
  * The rule walk: the first rule of the set that fires on the bio takes it,
- * with a reference, and is counted in fc->nr_acting until end_io.  Done
- * for a bio within the set's bounds (fault_rules_may_match()).
+ * with a reference, and is counted in fc->nr_acting until end_io.
  *
  * The read side is rcu_read_lock_sched(): with preemptible RCU,
  * rcu_read_lock() and rcu_read_unlock() are a call each, while disabling
@@ -189,12 +188,11 @@ static inline void fault_remap(struct fault_c *fc, struct bio *bio, sector_t sec
  * consolidated call_rcu() and synchronize_rcu() wait for such a section
  * too.  Nothing in the walk sleeps (the engine's predicate never does).
  *
- * The walk starts inline in map with fault_rules_scan(), which makes no
- * call, so that map saves no register for it: it settles the rules that
- * the match tests or probability 0 decide.  The first rule with more to
- * decide goes to fault_rules_walk_slow(), which finishes the walk in the
- * same read-side section: in fault_map_slow(), map's tail call, or in
- * fault_rules_walk() for fault_map_full().
+ * The walk is fault_rules_scan(), inline and without a call, so that map
+ * saves no register for it: it settles the rules that the match tests or
+ * probability 0 decide.  The first rule with more to decide goes to
+ * fault_rules_walk_slow(), which finishes the walk in the same read-side
+ * section: in fault_map_slow(), map's tail call, or in fault_map_full().
  */
 static inline unsigned int fault_rules_opbits(struct fault_ruleset *set, struct bio *bio,
 					      unsigned int op)
@@ -206,9 +204,9 @@ static inline unsigned int fault_rules_opbits(struct fault_ruleset *set, struct 
  * The first rule of @set, a published one, that has more to decide than
  * the inline tests; or set->nr.
  */
-static __always_inline unsigned int fault_rules_scan(struct fault_ruleset *set,
-						     unsigned int opbits, sector_t sector,
-						     unsigned int bytes)
+static __always_inline unsigned int fault_rules_settle(struct fault_ruleset *set,
+						       unsigned int opbits, sector_t sector,
+						       unsigned int bytes)
 {
 	enum fault_match match;
 	struct fault_rule *rule;
@@ -225,6 +223,37 @@ static __always_inline unsigned int fault_rules_scan(struct fault_ruleset *set,
 		dmf_count_filtered(&rule->cfg.attr);
 	} while (++i < set->nr);
 	return i;
+}
+
+/**
+ * fault_rules_scan - the rule walk as far as the inline tests go
+ * @fc: the device
+ * @bio: the bio, within the bounds (fault_rules_may_match())
+ * @op: its operation class
+ * @sector: its first sector, relative to the target
+ * @bytes: its size
+ * @i: set to the first rule with more to decide
+ * @opbits: set to the bio's operation bits
+ *
+ * The one walk of map and fault_map_full(), in the caller's read-side
+ * section: the bio meets the rules of the set read here, in order, up to
+ * the first that the match tests and probability 0 do not settle.  The
+ * caller ends the section, or fault_rules_walk_slow() does.
+ *
+ * Return: NULL if no rule takes the bio; or the set, for
+ * fault_rules_walk_slow() from rule *@i.
+ */
+static __always_inline struct fault_ruleset *
+fault_rules_scan(struct fault_c *fc, struct bio *bio, unsigned int op,
+		 sector_t sector, unsigned int bytes, unsigned int *i, unsigned int *opbits)
+{
+	struct fault_ruleset *set = rcu_dereference_sched(fc->rules);
+
+	if (unlikely(!set))
+		return NULL;
+	*opbits = fault_rules_opbits(set, bio, op);
+	*i = fault_rules_settle(set, *opbits, sector, bytes);
+	return unlikely(*i < set->nr) ? set : NULL;
 }
 
 /* The walk from rule @i of @set on, which fault_rules_scan() matched. */
@@ -253,25 +282,6 @@ static __always_inline bool fault_rules_walk_slow(struct fault_c *fc,
 	return fires;
 }
 
-/* The whole walk; true if a rule took the bio. */
-static bool fault_rules_walk(struct fault_c *fc, struct bio *bio, struct fault_per_bio *pb,
-			     sector_t sector)
-{
-	struct fault_ruleset *set;
-	unsigned int opbits, i;
-
-	rcu_read_lock_sched();
-	set = rcu_dereference_sched(fc->rules);
-	if (set) {
-		opbits = fault_rules_opbits(set, bio, pb->op);
-		i = fault_rules_scan(set, opbits, sector, pb->bytes);
-		if (i < set->nr)
-			return fault_rules_walk_slow(fc, pb, set, i, opbits, sector);
-	}
-	rcu_read_unlock_sched();
-	return false;
-}
-
 /* The per-bio data of a bio map does more with than remap it: no rule yet. */
 static inline struct fault_per_bio *fault_per_bio_init(struct bio *bio, unsigned int op)
 {
@@ -280,6 +290,55 @@ static inline struct fault_per_bio *fault_per_bio_init(struct bio *bio, unsigned
 	pb->rule = NULL;
 	pb->op = op;
 	return pb;
+}
+
+/*
+ * A bio that map sends below as through dm-linear has no per-bio data of
+ * ours: looking it up is a call into dm.  What end_io needs of such a bio,
+ * to count it if it fails, is its operation class and size, which map
+ * packs into the clone's bi_private.  A bio's size is whole sectors, which
+ * leaves the low bits for the class, and bit 0 tells such a tag from
+ * NULL, the mark of a bio whose per-bio data map filled.
+ *
+ * dm leaves a clone's bi_private to the target: it never reads it, and
+ * bio_init() in bio_alloc_clone(), by which dm makes every clone it hands
+ * a target (alloc_tio()), leaves it NULL.  Other targets in the tree
+ * (6.1, 6.12) rely on the same: dm-snapshot's zero_exception() sets it
+ * after a WARN_ON_ONCE() that it is NULL, dm-clone's hydration_overwrite()
+ * sets it without saving it (dm "generates a new bio ... with clean
+ * bi_private"), dm-verity's map and dm-cache's dm_hook_bio() overwrite it
+ * and never restore it; dm-writecache passes a value from map to end_io
+ * there as this target does.  Were dm ever to hand a clone with bi_private
+ * set, the tag would overwrite dm's value and end_io would read that value
+ * as a tag: the first bio a device maps goes to fault_map_full()
+ * (FAULT_MAP_FIRST), which asks fault_tag_room(), so that map of a later
+ * bio tests nothing more.
+ */
+#define FAULT_TAG_OP_SHIFT	1
+#define FAULT_TAG_OP_MASK	(7U << FAULT_TAG_OP_SHIFT)
+
+static inline void fault_tag_set(struct bio *bio, unsigned int op, unsigned int bytes)
+{
+	BUILD_BUG_ON(FAULT_TAG_OP_MASK >> FAULT_TAG_OP_SHIFT < FAULT_NR_OPS - 1);
+	BUILD_BUG_ON(FAULT_TAG_OP_MASK >= SECTOR_SIZE);
+	bio->bi_private = (void *)(unsigned long)(bytes | op << FAULT_TAG_OP_SHIFT | 1);
+}
+
+/*
+ * The first bio a device maps: is its bi_private NULL, as the tag needs?
+ * If so, FAULT_MAP_FIRST goes and no later bio is asked (a rule change
+ * that races this puts the bit back: one more bio is asked).  If not, the
+ * bio fails with a warning, once, and so does every later one.
+ */
+static noinline __cold bool fault_tag_room(struct fault_c *fc, struct bio *bio)
+{
+	unsigned int bits = READ_ONCE(fc->map_bits);
+
+	if (WARN_ONCE(bio->bi_private, "%s: dm handed a clone with bi_private set: its I/O fails",
+		      fault_dev_name(fc)))
+		return false;
+	try_cmpxchg(&fc->map_bits, &bits, fault_map_route(bits & ~FAULT_MAP_FIRST));
+	return true;
 }
 
 /*
@@ -308,17 +367,21 @@ static noinline int fault_map_slow(struct fault_c *fc, struct bio *bio, unsigned
 
 /*
  * map of a device with a bad-block map, a write cache or no device below
- * (fault-error).  Out of line so that map of a device with none of these
- * keeps a small frame.
+ * (fault-error), and of a device's first bio.  Out of line so that map of
+ * a device with none of these keeps a small frame.
  */
 static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned int op,
 				   sector_t sector)
 {
-	struct fault_per_bio *pb = fault_per_bio_init(bio, op);
+	unsigned int bits, i, opbits;
 	blk_status_t bad = BLK_STS_OK;
-	unsigned int bits;
+	struct fault_ruleset *set;
+	struct fault_per_bio *pb;
 	int r;
 
+	if (unlikely(READ_ONCE(fc->map_bits) & FAULT_MAP_FIRST) && !fault_tag_room(fc, bio))
+		return DM_MAPIO_KILL;
+	pb = fault_per_bio_init(bio, op);
 	/* first, as a disk's medium errors: it may shorten the bio */
 	if (unlikely(READ_ONCE(fc->bad)))
 		bad = fault_bad_map(fc, bio, pb->op, sector);
@@ -330,8 +393,15 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
 		return DM_MAPIO_SUBMITTED;
 	}
 	bits = READ_ONCE(fc->map_bits);
-	if ((bits & FAULT_MAP_RULES) && fault_rules_may_match(fc, bits, pb->op, sector, pb->bytes))
-		fault_rules_walk(fc, bio, pb, sector);
+	if ((bits & FAULT_MAP_RULES) &&
+	    fault_rules_may_match(fc, bits, pb->op, sector, pb->bytes)) {
+		rcu_read_lock_sched();
+		set = fault_rules_scan(fc, bio, pb->op, sector, pb->bytes, &i, &opbits);
+		if (set)
+			fault_rules_walk_slow(fc, pb, set, i, opbits, sector);
+		else
+			rcu_read_unlock_sched();
+	}
 
 	if (unlikely(!fc->dev)) {
 		/* fault-error: nothing below; a disabled rule still fails */
@@ -353,29 +423,11 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
 }
 
 /*
- * A bio that map sends below as through dm-linear has no per-bio data of
- * ours: looking it up is a call into dm.  What end_io needs of such a bio,
- * to count it if it fails, is its operation class and size, which map
- * packs into the clone's bi_private: dm leaves that field of a clone to
- * the target, NULL from bio_init().  A bio's size is whole sectors, which
- * leaves the low bits for the class, and bit 0 tells such a tag from
- * NULL, the mark of a bio whose per-bio data map filled.
- */
-#define FAULT_TAG_OP_SHIFT	1
-#define FAULT_TAG_OP_MASK	(7U << FAULT_TAG_OP_SHIFT)
-
-static inline void fault_tag_set(struct bio *bio, unsigned int op, unsigned int bytes)
-{
-	BUILD_BUG_ON(FAULT_TAG_OP_MASK >> FAULT_TAG_OP_SHIFT < FAULT_NR_OPS - 1);
-	BUILD_BUG_ON(FAULT_TAG_OP_MASK >= SECTOR_SIZE);
-	bio->bi_private = (void *)(unsigned long)(bytes | op << FAULT_TAG_OP_SHIFT | 1);
-}
-
-/*
  * A bio that no rule takes, on a device with no bad-block map, no cache
  * and a device below, goes below as through dm-linear, and map makes no
  * call but dm-linear's: its per-bio data is looked up only by
- * fault_map_slow() and fault_map_full(), tail calls both.
+ * fault_map_slow() and fault_map_full(), tail calls both.  The latter also
+ * takes a device's first bio (FAULT_MAP_FIRST, see fault_tag_room()).
  */
 static int fault_map(struct dm_target *ti, struct bio *bio)
 {
@@ -392,13 +444,9 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 			return fault_map_full(fc, bio, op, sector);
 		if (fault_rules_may_match(fc, bits, op, sector, bytes)) {
 			rcu_read_lock_sched();
-			set = rcu_dereference_sched(fc->rules);
-			if (likely(set)) {
-				opbits = fault_rules_opbits(set, bio, op);
-				i = fault_rules_scan(set, opbits, sector, bytes);
-				if (unlikely(i < set->nr))
-					return fault_map_slow(fc, bio, op, set, i, opbits);
-			}
+			set = fault_rules_scan(fc, bio, op, sector, bytes, &i, &opbits);
+			if (unlikely(set))
+				return fault_map_slow(fc, bio, op, set, i, opbits);
 			rcu_read_unlock_sched();
 		}
 	}

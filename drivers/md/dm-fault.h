@@ -33,12 +33,14 @@ struct fault_rule {
 	atomic64_t skipped;		/* matching bios let through (skip=) */
 	u64 __percpu *seen;		/* bios that reached the rule in the walk */
 	u64 skip_base;			/* fault_rules_skipped() when published or reset */
-	bool plain;			/* see fault_rule_plain() */
+	bool plain;			/* see fault_rules_summarise() */
 };
 
 /*
  * An immutable array of rules, replaced as a whole under RCU.  by_flags: a
- * rule matches FUA or preflush, so the walk looks at the bio's flags.
+ * rule matches FUA or preflush, so the walk looks at the bio's flags (see
+ * fault_rules_summarise(), which writes it again, with the same value,
+ * when a rule of the published set is switched on or off).
  */
 struct fault_ruleset {
 	struct rcu_head rcu;
@@ -52,11 +54,11 @@ struct fault_ruleset {
  * their sector ranges, and the operation classes of their matches (FUA and
  * preflush matches counted as writes, in fc->map_bits).  A bio outside
  * skips the walk and is counted in the device's skipped counter.  Written
- * under fc->lock when a set is published, read in map without a lock: a
- * bio that sees the bounds of one set and the rules of another, while a
- * message changes them, is ruled out only by a bound of one of the two
- * sets, so it meets the rules of one set or the other, as it would before
- * or after.
+ * by fault_rules_summarise() under fc->lock when a set is published, read
+ * in map without a lock: a bio that sees the bounds of one set and the
+ * rules of another, while a message changes them, is ruled out only by a
+ * bound of one of the two sets, so it meets the rules of one set or the
+ * other, as it would before or after.
  */
 struct fault_rule_bounds {
 	u64 first, last;
@@ -64,14 +66,28 @@ struct fault_rule_bounds {
 
 /*
  * fc->map_bits: all that map reads before it knows a bio goes below as
- * through dm-linear, in one word (0 for a device with no rules, no
- * bad-block map, no cache and a device below).  The low bits are the
- * operation classes of the bounds (enum fault_op).  Written under fc->lock
- * or in the constructor.
+ * through dm-linear, in one word (0 once a device with no rules, no
+ * bad-block map, no cache and a device below has mapped a bio).  The low
+ * bits are the operation classes of the bounds (enum fault_op).
+ * FAULT_MAP_FULL, the sign bit so that map tests it with the word, is
+ * derived from the word's other bits (fault_map_route()).  Written in the
+ * constructor, under fc->lock (FAULT_MAP_EXTRA by fault_map_bits_update(),
+ * the rules' bits by fault_rules_summarise(), each keeping the others),
+ * and once by map, with a compare-and-exchange, to clear FAULT_MAP_FIRST.
  */
+#define FAULT_MAP_FIRST		BIT(27)	/* no bio mapped yet: see fault_tag_room() */
+#define FAULT_MAP_EXTRA		BIT(28)	/* a bad-block map, a cache, or no device below */
 #define FAULT_MAP_RULES		BIT(29)	/* the device has rules */
 #define FAULT_MAP_ALL		BIT(30)	/* ... and their bounds are every sector and class */
-#define FAULT_MAP_FULL		BIT(31)	/* a bad-block map, a cache, or no device below */
+#define FAULT_MAP_FULL		BIT(31)	/* FIRST or EXTRA: fault_map_full() maps the bio */
+
+/* @bits, a value of fc->map_bits, with FAULT_MAP_FULL as its bits say. */
+static inline unsigned int fault_map_route(unsigned int bits)
+{
+	if (bits & (FAULT_MAP_FIRST | FAULT_MAP_EXTRA))
+		return bits | FAULT_MAP_FULL;
+	return bits & ~FAULT_MAP_FULL;
+}
 
 struct fault_op_stats {
 	u64 bios[FAULT_NR_OPS];
@@ -209,17 +225,17 @@ static inline const char *fault_dev_name(struct fault_c *fc)
  * fault_map_bits_update - tell map whether a bio needs more than the rules
  * @fc: the device
  *
- * FAULT_MAP_FULL in fc->map_bits: the device has a bad-block map or a
+ * FAULT_MAP_EXTRA in fc->map_bits: the device has a bad-block map or a
  * cache, or no device below.  Called by the constructor, and under
  * fc->lock once a map or a cache is published.
  */
 static inline void fault_map_bits_update(struct fault_c *fc)
 {
-	unsigned int bits = fc->map_bits & ~FAULT_MAP_FULL;
+	unsigned int bits = fc->map_bits & ~FAULT_MAP_EXTRA;
 
 	if (fc->bad || fc->cache || !fc->dev)
-		bits |= FAULT_MAP_FULL;
-	WRITE_ONCE(fc->map_bits, bits);
+		bits |= FAULT_MAP_EXTRA;
+	WRITE_ONCE(fc->map_bits, fault_map_route(bits));
 }
 
 /* dm-fault-ctx.c */
@@ -306,17 +322,6 @@ static inline bool fault_rules_may_match(struct fault_c *fc, unsigned int bits, 
 	return false;
 }
 
-/*
- * A plain rule is enabled and matches every sector and size at any time,
- * with no skip: fault_rule_match() tests only its operations.  Set when
- * the rule is published and when it is switched on or off.
- */
-static inline bool fault_rule_plain(const struct fault_rule_cfg *cfg)
-{
-	return cfg->enabled && !cfg->first && cfg->last == U64_MAX && !cfg->min_bytes &&
-	       cfg->max_bytes == U32_MAX && !cfg->after_s && !cfg->down_s && !cfg->skip;
-}
-
 /* What fault_rule_match() leaves to decide. */
 enum fault_match {
 	FAULT_MATCH_NONE,	/* nothing: the rule lets the bio by */
@@ -333,7 +338,9 @@ enum fault_match {
  *
  * Counts the bio as seen by the rule.  Called under rcu_read_lock_sched()
  * from map; takes no lock.  Inline: with many rules the match tests are
- * most of a bio's cost.
+ * most of a bio's cost.  A plain rule (enabled, no key but its operations:
+ * fault_rules_summarise()) is settled by its operations alone; a new match
+ * key is tested after that, and summarised there.
  *
  * Return: an enum fault_match.
  */
