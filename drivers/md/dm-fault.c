@@ -375,9 +375,9 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
 {
 	unsigned int bits, i, opbits;
 	blk_status_t bad = BLK_STS_OK;
+	enum fault_cache_result cr;
 	struct fault_ruleset *set;
 	struct fault_per_bio *pb;
-	int r;
 
 	if (unlikely(READ_ONCE(fc->map_bits) & FAULT_MAP_FIRST) && !fault_tag_room(fc, bio))
 		return DM_MAPIO_KILL;
@@ -413,9 +413,9 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
 	if (unlikely(pb->rule))
 		fault_log(fc, pb->rule, pb->op, sector, pb->bytes);
 	if (unlikely(fc->cache)) {
-		r = fault_cache_map(fc, pb, bio, sector);
-		if (r >= 0)
-			return r;
+		cr = fault_cache_map(fc, pb, bio, sector);
+		if (cr != FAULT_CACHE_PASS)
+			return cr == FAULT_CACHE_REMAP ? DM_MAPIO_REMAPPED : DM_MAPIO_SUBMITTED;
 	}
 	if (unlikely(pb->rule))
 		return fault_act(fc, pb, bio);
@@ -837,15 +837,15 @@ static const fault_msg_fn fault_msg_handlers[FAULT_NR_MSGS] = {
 	[FAULT_MSG_BAD_ENABLE] = fault_bad_message,
 	[FAULT_MSG_BAD_DISABLE] = fault_bad_message,
 	[FAULT_MSG_BAD_PARTIAL] = fault_bad_message,
-	[FAULT_MSG_CACHE_ON] = fault_cache_message,
-	[FAULT_MSG_CACHE_OFF] = fault_cache_message,
-	[FAULT_MSG_CRASH] = fault_cache_message,
-	[FAULT_MSG_MARK] = fault_cache_message,
-	[FAULT_MSG_RECOVER] = fault_cache_message,
-	[FAULT_MSG_LOST] = fault_cache_message,
-	[FAULT_MSG_RECORD] = fault_cache_message,
-	[FAULT_MSG_RECORD_LIST] = fault_cache_message,
-	[FAULT_MSG_VIEW] = fault_cache_message,
+	[FAULT_MSG_CACHE_ON] = fault_cache_msg_on,
+	[FAULT_MSG_CACHE_OFF] = fault_cache_msg_off,
+	[FAULT_MSG_CRASH] = fault_crash_msg,
+	[FAULT_MSG_MARK] = fault_rec_msg_mark,
+	[FAULT_MSG_RECOVER] = fault_crash_msg_recover,
+	[FAULT_MSG_LOST] = fault_crash_msg_lost,
+	[FAULT_MSG_RECORD] = fault_rec_msg_record,
+	[FAULT_MSG_RECORD_LIST] = fault_rec_msg_list,
+	[FAULT_MSG_VIEW] = fault_rec_msg_view,
 };
 
 /*

@@ -4,7 +4,8 @@
  * every fault target builds on (dm-fault-ctx.c), its rule set
  * (dm-fault-rules.c), actions (dm-fault-actions.c), compatibility tables
  * (dm-fault-compat.c, dm-fault-dust.c), volatile write cache
- * (dm-fault-cache.c) and bad-block map (dm-fault-bad.c).
+ * (dm-fault-cache.c and the files it calls) and bad-block map
+ * (dm-fault-bad.c).
  */
 #ifndef _DM_FAULT_H
 #define _DM_FAULT_H
@@ -269,16 +270,46 @@ int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_error_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 void fault_compat_table(struct fault_c *fc, char *result, unsigned int maxlen);
 
-/* dm-fault-cache.c */
+/*
+ * The volatile write cache (dm-fault-cache.c, its entry; dm-fault-crash.c,
+ * dm-fault-record.c and dm-fault-cache-store.c, with dm-fault-cache.h for
+ * what they share).  The messages have the signature of dm-fault.c's
+ * message handlers and are its table's rows.
+ */
+
+/* What fault_cache_map() did with a bio. */
+enum fault_cache_result {
+	FAULT_CACHE_PASS,	/* not the cache's: map goes on as without one */
+	FAULT_CACHE_REMAP,	/* to the disk below as it is: no rule acts */
+	FAULT_CACHE_DONE,	/* completed: cached, read from the cache, or failed */
+	FAULT_CACHE_DEFERRED,	/* queued for the cache's work, which completes it */
+};
+
 int fault_cache_create(struct fault_c *fc, const struct fault_cache_cfg *cfg, char **error);
 void fault_cache_destroy(struct fault_c *fc);
-int fault_cache_map(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio,
-		    sector_t sector);
+enum fault_cache_result fault_cache_map(struct fault_c *fc, struct fault_per_bio *pb,
+					struct bio *bio, sector_t sector);
 void fault_cache_postsuspend(struct fault_c *fc);
-int fault_cache_message(struct fault_c *fc, const struct fault_msg *m, char *result,
-			unsigned int maxlen);
 const char *fault_cache_snapshot(struct fault_c *fc, u64 *v);
 void fault_cache_table(struct fault_c *fc, char *result, unsigned int maxlen, unsigned int *psz);
+int fault_cache_msg_on(struct fault_c *fc, const struct fault_msg *m, char *result,
+		       unsigned int maxlen);
+int fault_cache_msg_off(struct fault_c *fc, const struct fault_msg *m, char *result,
+			unsigned int maxlen);
+int fault_crash_msg(struct fault_c *fc, const struct fault_msg *m, char *result,
+		    unsigned int maxlen);
+int fault_crash_msg_recover(struct fault_c *fc, const struct fault_msg *m, char *result,
+			    unsigned int maxlen);
+int fault_crash_msg_lost(struct fault_c *fc, const struct fault_msg *m, char *result,
+			 unsigned int maxlen);
+int fault_rec_msg_mark(struct fault_c *fc, const struct fault_msg *m, char *result,
+		       unsigned int maxlen);
+int fault_rec_msg_record(struct fault_c *fc, const struct fault_msg *m, char *result,
+			 unsigned int maxlen);
+int fault_rec_msg_list(struct fault_c *fc, const struct fault_msg *m, char *result,
+		       unsigned int maxlen);
+int fault_rec_msg_view(struct fault_c *fc, const struct fault_msg *m, char *result,
+		       unsigned int maxlen);
 int fault_cache_init(void);
 void fault_cache_exit(void);
 
