@@ -3,15 +3,10 @@
  * dm-fault table and message arguments: numbers read as dm_read_arg() reads
  * them but without its wrap past UINT_MAX; a fault table's rule count, rule
  * words and cache feature read into a struct fault_table_args; a message's
- * words read into a struct fault_msg; and the table lines of dm-flakey and
- * dm-delay read into a struct fault_compat_args and printed back as those
- * targets print them.  Nothing here opens a device, makes a rule or looks at
- * a device's state (that is dm-fault.c, dm-fault-cache.c and
- * dm-fault-compat.c): the host fuzzers build this file.
- *
- * dm-flakey grew error_reads and random_{read,write}_corrupt in 6.6 and
- * changed how it prints its table; FAULT_FLAKEY_V2 (set by Kbuild from the
- * kernel version) picks the flakey of the kernel this is built for.
+ * words read into a struct fault_msg.  Nothing here opens a device, makes
+ * a rule or looks at a device's state (that is dm-fault.c and
+ * dm-fault-cache.c): the host fuzzers build this file.  The compatibility
+ * targets' words are dm-fault-compat-args.c's.
  */
 #include "dm-fault-args.h"
 
@@ -102,7 +97,7 @@ int fault_table_parse_features(struct fault_table_args *ta, struct dm_arg_set *a
 
 	if (!as->argc)
 		return 0;
-	/* a word where a rule count said none: the old refusal */
+	/* not a number where the feature count belongs: a rule the rule count left out */
 	if (!isdigit(*as->argv[0])) {
 		*error = "Rule count does not match the rules given";
 		return -EINVAL;
@@ -128,71 +123,12 @@ int fault_table_parse_features(struct fault_table_args *ta, struct dm_arg_set *a
 	return 0;
 }
 
-static const char * const fault_msg_names[FAULT_NR_MSGS] = {
-	[FAULT_MSG_NONE] = "?",
-	[FAULT_MSG_RULE] = "rule",
-	[FAULT_MSG_RULE_ADD] = "rule add",
-	[FAULT_MSG_RULE_REPLACE] = "rule replace",
-	[FAULT_MSG_RULE_REMOVE] = "rule remove",
-	[FAULT_MSG_RULE_ENABLE] = "rule enable",
-	[FAULT_MSG_RULE_DISABLE] = "rule disable",
-	[FAULT_MSG_RULE_LIST] = "rule list",
-	[FAULT_MSG_STATS] = "stats",
-	[FAULT_MSG_LOG] = "log",
-	[FAULT_MSG_RELEASE] = "release",
-	[FAULT_MSG_RESET] = "reset",
-	[FAULT_MSG_BAD] = "bad",
-	[FAULT_MSG_BAD_ADD] = "bad add",
-	[FAULT_MSG_BAD_REMOVE] = "bad remove",
-	[FAULT_MSG_BAD_CLEAR] = "bad clear",
-	[FAULT_MSG_BAD_QUERY] = "bad query",
-	[FAULT_MSG_BAD_COUNT] = "bad count",
-	[FAULT_MSG_BAD_LIST] = "bad list",
-	[FAULT_MSG_BAD_ENABLE] = "bad enable",
-	[FAULT_MSG_BAD_DISABLE] = "bad disable",
-	[FAULT_MSG_BAD_PARTIAL] = "bad partial",
-	[FAULT_MSG_CACHE] = "cache",
-	[FAULT_MSG_CACHE_ON] = "cache on",
-	[FAULT_MSG_CACHE_OFF] = "cache off",
-	[FAULT_MSG_CRASH] = "crash",
-	[FAULT_MSG_MARK] = "mark",
-	[FAULT_MSG_RECOVER] = "recover",
-	[FAULT_MSG_LOST] = "lost",
-	[FAULT_MSG_RECORD] = "record",
-	[FAULT_MSG_RECORD_LIST] = "record list",
-	[FAULT_MSG_VIEW] = "view",
-};
-
-/**
- * fault_msg_name - the words that start a message, for its warnings
- * @cmd: the message
- *
- * Return: a static string, "?" for FAULT_MSG_NONE or a value out of range.
- */
-const char *fault_msg_name(enum fault_msg_cmd cmd)
-{
-	return cmd < FAULT_NR_MSGS ? fault_msg_names[cmd] : "?";
-}
-
-static int fault_msg_unknown(struct fault_msg *m, char **error)
+/* The first word is no message of ours: the log names it. */
+static int fault_msg_unknown(struct fault_msg *m, char **argv, char **error)
 {
 	m->cmd = FAULT_MSG_NONE;
+	m->word = argv[0];
 	*error = "Unrecognised message";
-	return -EINVAL;
-}
-
-/*
- * A message of one word: "stats", "log" and "reset" with more are no
- * message of ours, as before the cache; the cache's "recover" and "lost"
- * say that they take no arguments.
- */
-static int fault_msg_parse_alone(struct fault_msg *m, unsigned int argc, char **error)
-{
-	if (argc == 1)
-		return 0;
-	if (m->cmd < FAULT_MSG_CACHE)
-		return fault_msg_unknown(m, error);
-	*error = "takes no arguments";
 	return -EINVAL;
 }
 
@@ -201,8 +137,9 @@ static int fault_msg_parse_release(struct fault_msg *m, unsigned int argc, char 
 				   char **error)
 {
 	if (argc > 2)
-		return fault_msg_unknown(m, error);
+		return fault_msg_unknown(m, argv, error);
 	if (argc == 2 && (kstrtouint(argv[1], 10, &m->id) || !m->id)) {
+		m->word = argv[1];
 		*error = "Invalid rule id";
 		return -EINVAL;
 	}
@@ -228,7 +165,9 @@ static int fault_msg_parse_rule(struct fault_msg *m, unsigned int argc, char **a
 	unsigned int i;
 
 	if (argc < 2)
-		return fault_msg_unknown(m, error);
+		return fault_msg_unknown(m, argv, error);
+	m->form = argv[1];
+	m->word = argv[argc - 1];
 	for (i = 0; i < ARRAY_SIZE(forms); i++)
 		if (argc == forms[i].argc && !strcasecmp(argv[1], forms[i].word))
 			break;
@@ -444,27 +383,85 @@ bad:
 }
 
 /*
- * The messages by their first word, which is their name; parse reads the
- * rest of the words, NULL: there is none.
+ * Every message: its words, its FAULT_MSGF_* flags and, for a first word,
+ * the reader of the words after it (NULL: there are none).
  */
 static const struct {
-	enum fault_msg_cmd cmd;
+	const char *name;
+	unsigned int flags;
 	int (*parse)(struct fault_msg *m, unsigned int argc, char **argv, char **error);
-} fault_msg_words[] = {
-	{ FAULT_MSG_RULE, fault_msg_parse_rule },
-	{ FAULT_MSG_STATS, NULL },
-	{ FAULT_MSG_LOG, NULL },
-	{ FAULT_MSG_RELEASE, fault_msg_parse_release },
-	{ FAULT_MSG_RESET, NULL },
-	{ FAULT_MSG_BAD, fault_msg_parse_bad },
-	{ FAULT_MSG_CACHE, fault_msg_parse_cache },
-	{ FAULT_MSG_CRASH, fault_msg_parse_crash },
-	{ FAULT_MSG_MARK, fault_msg_parse_mark },
-	{ FAULT_MSG_RECOVER, NULL },
-	{ FAULT_MSG_LOST, NULL },
-	{ FAULT_MSG_RECORD, fault_msg_parse_record },
-	{ FAULT_MSG_VIEW, fault_msg_parse_view },
+} fault_msgs[FAULT_NR_MSGS] = {
+	[FAULT_MSG_NONE] = { "?", 0, NULL },
+	[FAULT_MSG_RULE] = { "rule", FAULT_MSGF_WORD | FAULT_MSGF_RULE, fault_msg_parse_rule },
+	[FAULT_MSG_RULE_ADD] = { "rule add", FAULT_MSGF_RULE, NULL },
+	[FAULT_MSG_RULE_REPLACE] = { "rule replace", FAULT_MSGF_RULE, NULL },
+	[FAULT_MSG_RULE_REMOVE] = { "rule remove", FAULT_MSGF_RULE, NULL },
+	[FAULT_MSG_RULE_ENABLE] = { "rule enable", FAULT_MSGF_RULE, NULL },
+	[FAULT_MSG_RULE_DISABLE] = { "rule disable", FAULT_MSGF_RULE, NULL },
+	[FAULT_MSG_RULE_LIST] = { "rule list", FAULT_MSGF_RULE, NULL },
+	[FAULT_MSG_STATS] = { "stats", FAULT_MSGF_WORD, NULL },
+	[FAULT_MSG_LOG] = { "log", FAULT_MSGF_WORD, NULL },
+	[FAULT_MSG_RELEASE] = { "release", FAULT_MSGF_WORD | FAULT_MSGF_ID,
+			fault_msg_parse_release },
+	[FAULT_MSG_RESET] = { "reset", FAULT_MSGF_WORD, NULL },
+	[FAULT_MSG_BAD] = { "bad", FAULT_MSGF_WORD, fault_msg_parse_bad },
+	[FAULT_MSG_BAD_ADD] = { "bad add", 0, NULL },
+	[FAULT_MSG_BAD_REMOVE] = { "bad remove", 0, NULL },
+	[FAULT_MSG_BAD_CLEAR] = { "bad clear", 0, NULL },
+	[FAULT_MSG_BAD_QUERY] = { "bad query", 0, NULL },
+	[FAULT_MSG_BAD_COUNT] = { "bad count", 0, NULL },
+	[FAULT_MSG_BAD_LIST] = { "bad list", 0, NULL },
+	[FAULT_MSG_BAD_ENABLE] = { "bad enable", 0, NULL },
+	[FAULT_MSG_BAD_DISABLE] = { "bad disable", 0, NULL },
+	[FAULT_MSG_BAD_PARTIAL] = { "bad partial", 0, NULL },
+	[FAULT_MSG_CACHE] = { "cache", FAULT_MSGF_WORD, fault_msg_parse_cache },
+	[FAULT_MSG_CACHE_ON] = { "cache on", 0, NULL },
+	[FAULT_MSG_CACHE_OFF] = { "cache off", 0, NULL },
+	[FAULT_MSG_CRASH] = { "crash", FAULT_MSGF_WORD, fault_msg_parse_crash },
+	[FAULT_MSG_MARK] = { "mark", FAULT_MSGF_WORD | FAULT_MSGF_TAKES, fault_msg_parse_mark },
+	[FAULT_MSG_RECOVER] = { "recover", FAULT_MSGF_WORD | FAULT_MSGF_TAKES, NULL },
+	[FAULT_MSG_LOST] = { "lost", FAULT_MSGF_WORD | FAULT_MSGF_TAKES, NULL },
+	[FAULT_MSG_RECORD] = { "record", FAULT_MSGF_WORD, fault_msg_parse_record },
+	[FAULT_MSG_RECORD_LIST] = { "record list", 0, NULL },
+	[FAULT_MSG_VIEW] = { "view", FAULT_MSGF_WORD, fault_msg_parse_view },
 };
+
+/**
+ * fault_msg_name - the words that start a message, for its warnings
+ * @cmd: the message
+ *
+ * Return: a static string, "?" for FAULT_MSG_NONE or a value out of range.
+ */
+const char *fault_msg_name(enum fault_msg_cmd cmd)
+{
+	return cmd < FAULT_NR_MSGS ? fault_msgs[cmd].name : "?";
+}
+
+/**
+ * fault_msg_flags - how a message is found and its refusals logged
+ * @cmd: the message
+ *
+ * Return: its FAULT_MSGF_* flags, 0 for a value out of range.
+ */
+unsigned int fault_msg_flags(enum fault_msg_cmd cmd)
+{
+	return cmd < FAULT_NR_MSGS ? fault_msgs[cmd].flags : 0;
+}
+
+/*
+ * A message of one word given more: one whose refusals say what it takes
+ * says that it takes none; any other is no message of ours.
+ */
+static int fault_msg_parse_alone(struct fault_msg *m, unsigned int argc, char **argv,
+				 char **error)
+{
+	if (argc == 1)
+		return 0;
+	if (!(fault_msgs[m->cmd].flags & FAULT_MSGF_TAKES))
+		return fault_msg_unknown(m, argv, error);
+	*error = "takes no arguments";
+	return -EINVAL;
+}
 
 /**
  * fault_msg_parse - read what a message to a fault target asks for
@@ -477,7 +474,8 @@ static const struct {
  * Words are matched in any case, values are not.  Whether the device can
  * do it (a cache, a rule with that id) is the caller's question, and the
  * caller asks some of those first: on failure @m->cmd still names the
- * message when its first word was recognised, FAULT_MSG_NONE otherwise.
+ * message when its first word was recognised, FAULT_MSG_NONE otherwise,
+ * and @m->word and @m->form hold what its log line names.
  *
  * Return: 0, or -EINVAL with *@error set.
  */
@@ -491,221 +489,14 @@ int fault_msg_parse(struct fault_msg *m, unsigned int argc, char **argv, char **
 		*error = "Empty message";
 		return -EINVAL;
 	}
-	for (i = 0; i < ARRAY_SIZE(fault_msg_words); i++) {
-		if (strcasecmp(argv[0], fault_msg_names[fault_msg_words[i].cmd]))
+	for (i = 0; i < FAULT_NR_MSGS; i++) {
+		if (!(fault_msgs[i].flags & FAULT_MSGF_WORD) ||
+		    strcasecmp(argv[0], fault_msgs[i].name))
 			continue;
-		m->cmd = fault_msg_words[i].cmd;
-		if (!fault_msg_words[i].parse)
-			return fault_msg_parse_alone(m, argc, error);
-		return fault_msg_words[i].parse(m, argc, argv, error);
+		m->cmd = i;
+		if (!fault_msgs[i].parse)
+			return fault_msg_parse_alone(m, argc, argv, error);
+		return fault_msgs[i].parse(m, argc, argv, error);
 	}
-	return fault_msg_unknown(m, error);
-}
-
-static const struct dm_arg fault_flakey_args[] = {
-	{0, UINT_MAX, "Invalid up interval"},
-	{0, UINT_MAX, "Invalid down interval"},
-	{0, 11, "Invalid number of feature args"},
-	{1, UINT_MAX, "Invalid corrupt bio byte"},
-	{0, 255, "Invalid corrupt value to write into bio byte (0-255)"},
-	{0, UINT_MAX, "Invalid corrupt bio flags mask"},
-	{0, FAULT_FLAKEY_PROB_BASE, "Invalid random corrupt argument"},
-};
-
-#define FAULT_ARG_UP		(&fault_flakey_args[0])
-#define FAULT_ARG_DOWN		(&fault_flakey_args[1])
-#define FAULT_ARG_FEATURES	(&fault_flakey_args[2])
-#define FAULT_ARG_CBYTE		(&fault_flakey_args[3])
-#define FAULT_ARG_CVALUE	(&fault_flakey_args[4])
-#define FAULT_ARG_CFLAGS	(&fault_flakey_args[5])
-#define FAULT_ARG_RANDOM	(&fault_flakey_args[6])
-
-/* corrupt_bio_byte <nth> <r|w> <value> <flags>, flags 0 only */
-static int fault_flakey_corrupt_byte(struct fault_compat_args *ca, struct dm_arg_set *as,
-				     char **error)
-{
-	const char *dir;
-	int r;
-
-	r = fault_read_arg(FAULT_ARG_CBYTE, as, &ca->corrupt_byte, error);
-	if (r)
-		return r;
-	dir = dm_shift_arg(as);
-	if (strcasecmp(dir, "r") && strcasecmp(dir, "w")) {
-		*error = "Invalid corrupt bio direction (r or w)";
-		return -EINVAL;
-	}
-	ca->corrupt_dir = dir[0] | 0x20;
-	r = fault_read_arg(FAULT_ARG_CVALUE, as, &ca->corrupt_value, error);
-	if (!r)
-		r = fault_read_arg(FAULT_ARG_CFLAGS, as, &ca->corrupt_flags, error);
-	if (r)
-		return r;
-	if (ca->corrupt_flags) {
-		*error = "corrupt_bio_byte bio flags are not supported";
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* The feature named @name, whose own arguments are among the @argc left. */
-static int fault_flakey_feature(struct fault_compat_args *ca, struct dm_arg_set *as,
-				const char *name, unsigned int *argc, char **error)
-{
-	int r;
-
-	if (!strcasecmp(name, "drop_writes") || !strcasecmp(name, "error_writes")) {
-		if (ca->flags & (FAULT_FL_DROP_WRITES | FAULT_FL_ERROR_WRITES)) {
-			*error = "Only one of drop_writes and error_writes is allowed";
-			return -EINVAL;
-		}
-		/* any case, as dm-flakey: "DROP_WRITES" is not error_writes */
-		ca->flags |= tolower(name[0]) == 'd' ? FAULT_FL_DROP_WRITES : FAULT_FL_ERROR_WRITES;
-	} else if (FAULT_FLAKEY_V2 && !strcasecmp(name, "error_reads")) {
-		ca->flags |= FAULT_FL_ERROR_READS;
-	} else if (!strcasecmp(name, "corrupt_bio_byte")) {
-		if (*argc < 4) {
-			*error = "Feature corrupt_bio_byte requires parameters";
-			return -EINVAL;
-		}
-		r = fault_flakey_corrupt_byte(ca, as, error);
-		if (r)
-			return r;
-		*argc -= 4;
-	} else if (FAULT_FLAKEY_V2 && *argc &&
-		   (!strcasecmp(name, "random_read_corrupt") ||
-		    !strcasecmp(name, "random_write_corrupt"))) {
-		r = fault_read_arg(FAULT_ARG_RANDOM, as,
-				   tolower(name[7]) == 'r' ? &ca->rrc : &ca->rwc, error);
-		if (r)
-			return r;
-		(*argc)--;
-	} else {
-		*error = "Unrecognised flakey feature requested";
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int fault_flakey_features(struct fault_compat_args *ca, struct dm_arg_set *as,
-				 char **error)
-{
-	unsigned int argc;
-	int r;
-
-	if (!as->argc)
-		return 0;
-	r = fault_read_arg_group(FAULT_ARG_FEATURES, as, &argc, error);
-	if (r)
-		return r;
-	while (argc) {
-		argc--;
-		r = fault_flakey_feature(ca, as, dm_shift_arg(as), &argc, error);
-		if (r)
-			return r;
-	}
-	if ((ca->flags & (FAULT_FL_DROP_WRITES | FAULT_FL_ERROR_WRITES)) &&
-	    ca->corrupt_byte && ca->corrupt_dir == 'w') {
-		*error = "drop_writes and error_writes are incompatible with corrupt_bio_byte w";
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/**
- * fault_flakey_parse - read the arguments of a flakey table after its device
- * @ca: zeroed; filled in
- * @as: <up interval> <down interval> [<#feature args> [<arg>]*]
- * @error: set to the reason on failure
- *
- * Return: 0, or -EINVAL with *@error set.
- */
-int fault_flakey_parse(struct fault_compat_args *ca, struct dm_arg_set *as, char **error)
-{
-	int r;
-
-	r = fault_read_arg(FAULT_ARG_UP, as, &ca->up, error);
-	if (!r)
-		r = fault_read_arg(FAULT_ARG_DOWN, as, &ca->down, error);
-	if (r)
-		return r;
-	if (!(ca->up + ca->down) || ca->up + ca->down < ca->up) {
-		*error = "Invalid up and down intervals";
-		return -EINVAL;
-	}
-	return fault_flakey_features(ca, as, error);
-}
-
-/* The table line as the flakey of this kernel prints it. */
-void fault_flakey_format(const struct fault_compat_args *ca, const char *dev,
-			 unsigned long long start, char *result, unsigned int maxlen)
-{
-	bool drop = ca->flags & FAULT_FL_DROP_WRITES, errw = ca->flags & FAULT_FL_ERROR_WRITES;
-	bool errr = ca->flags & FAULT_FL_ERROR_READS;
-	const char *sep = FAULT_FLAKEY_V2 ? "" : " ";
-	unsigned int sz = 0;
-
-	DMEMIT("%s %llu %u %u", dev, start, ca->up, ca->down);
-	DMEMIT(" %u%s", errr + drop + errw + (ca->corrupt_byte ? 5 : 0) + (ca->rrc ? 2 : 0) +
-	       (ca->rwc ? 2 : 0), sep);
-	if (errr)
-		DMEMIT(" error_reads");
-	if (drop)
-		DMEMIT(FAULT_FLAKEY_V2 ? " drop_writes" : "drop_writes ");
-	else if (errw)
-		DMEMIT(FAULT_FLAKEY_V2 ? " error_writes" : "error_writes ");
-	if (ca->corrupt_byte)
-		DMEMIT(FAULT_FLAKEY_V2 ? " corrupt_bio_byte %u %c %u %u" :
-		       "corrupt_bio_byte %u %c %u %u ", ca->corrupt_byte, ca->corrupt_dir,
-		       ca->corrupt_value, ca->corrupt_flags);
-	if (ca->rrc)
-		DMEMIT(" random_read_corrupt %u", ca->rrc);
-	if (ca->rwc)
-		DMEMIT(" random_write_corrupt %u", ca->rwc);
-}
-
-/**
- * fault_delay_parse - read the delays of a delay table
- * @ca: zeroed; nr_delay and delay_ms[] filled in
- * @argc: 3, 6 or 9
- * @argv: <dev> <offset> <ms> [<dev> <offset> <write ms> [<dev> <offset> <flush ms>]]
- * @error: set to the reason on failure
- *
- * Every class must name the same device and offset as the first (compared
- * as text): a fault device has one device below it.
- *
- * Return: 0, or -EINVAL with *@error set.
- */
-int fault_delay_parse(struct fault_compat_args *ca, unsigned int argc, char **argv,
-		      char **error)
-{
-	unsigned int i, ms;
-
-	if (argc != 3 && argc != 6 && argc != 9) {
-		*error = "Requires exactly 3, 6 or 9 arguments";
-		return -EINVAL;
-	}
-	ca->nr_delay = argc / 3;
-	for (i = 0; i < ca->nr_delay; i++) {
-		if (i && (strcmp(argv[3 * i], argv[0]) || strcmp(argv[3 * i + 1], argv[1]))) {
-			*error = "Every delay class must map the same device and offset";
-			return -EINVAL;
-		}
-		if (!isdigit(argv[3 * i + 2][0]) || kstrtouint(argv[3 * i + 2], 10, &ms) ||
-		    ms > FAULT_DELAY_MAX_MS) {
-			*error = "Invalid delay";
-			return -EINVAL;
-		}
-		ca->delay_ms[i] = ms;
-	}
-	return 0;
-}
-
-void fault_delay_format(const struct fault_compat_args *ca, const char *dev,
-			unsigned long long start, char *result, unsigned int maxlen)
-{
-	unsigned int sz = 0, i;
-
-	for (i = 0; i < ca->nr_delay; i++)
-		DMEMIT("%s%s %llu %u", i ? " " : "", dev, start, ca->delay_ms[i]);
+	return fault_msg_unknown(m, argv, error);
 }

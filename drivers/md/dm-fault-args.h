@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dm-fault table and message arguments: the number reader every
- * constructor uses, what a fault table says after its device, what a
- * message asks for, and what a dm-flakey or dm-delay table line says, read
- * and printed back.  This header and dm-fault-args.c use only the engine's
+ * constructor uses, what a fault table says after its device, and what a
+ * message asks for.  This header and dm-fault-args.c use only the engine's
  * environment, <dmf/dm.h> and the rule text (dm-fault-rule.h), so the host
  * fuzzers build them unchanged.
  */
@@ -14,30 +13,6 @@
 #include "dm-fault-rule.h"
 
 #define FAULT_MAX_RULES	256
-
-#define FAULT_FL_DROP_WRITES	BIT(0)
-#define FAULT_FL_ERROR_WRITES	BIT(1)
-#define FAULT_FL_ERROR_READS	BIT(2)
-
-/* flakey's random_{read,write}_corrupt probabilities are per 10^9 */
-#define FAULT_FLAKEY_PROB_BASE	1000000000
-
-/* dm-delay's longest delay: a day, in milliseconds */
-#define FAULT_DELAY_MAX_MS	86400000
-
-/* What a compatibility table said, to print it back. */
-struct fault_compat_args {
-	unsigned int up, down;
-	unsigned long flags;		/* FAULT_FL_* */
-	unsigned int corrupt_byte;	/* 1-based; 0: none */
-	unsigned int corrupt_value;
-	unsigned int corrupt_flags;
-	char corrupt_dir;
-	unsigned int rrc, rwc;		/* random_{read,write}_corrupt, per 10^9 */
-	unsigned int nr_delay;		/* delay classes given: 1 to 3 */
-	unsigned int delay_ms[3];
-	unsigned int blksz;		/* dust: bytes per block */
-};
 
 /*
  * A fault table after "<dev> <offset>":
@@ -51,7 +26,7 @@ struct fault_table_args {
 	struct fault_cache_cfg cache_cfg;
 };
 
-/* What a message asks for; the cache's are last. */
+/* What a message asks for. */
 enum fault_msg_cmd {
 	FAULT_MSG_NONE,			/* no message of the target's */
 	FAULT_MSG_RULE,			/* "rule" and a bad rest: only refused */
@@ -88,8 +63,23 @@ enum fault_msg_cmd {
 	FAULT_NR_MSGS
 };
 
+/*
+ * What fault_msg_flags() says of a message: how fault_msg_parse() finds
+ * it, and how a refusal of it is logged (dm-fault.c's fault_msg_refused()).
+ */
+#define FAULT_MSGF_WORD		BIT(0)	/* its name is a first word, looked up */
+#define FAULT_MSGF_RULE		BIT(1)	/* of "rule": a refusal names the form and last word */
+#define FAULT_MSGF_ID		BIT(2)	/* a refusal is of its rule id, named */
+#define FAULT_MSGF_TAKES	BIT(3)	/* a refusal says what it takes, after its name */
+
+/*
+ * A message read.  Refused, @word is the word its log line names: the
+ * first of a message not ours, the id of a release, the last of a rule
+ * message, whose second word as given is @form.
+ */
 struct fault_msg {
 	enum fault_msg_cmd cmd;
+	const char *word, *form;	/* refused: in argv, or NULL */
 	unsigned int id;		/* rule id; release: 0 for every rule */
 	const char *rule;		/* add, replace: the rule's text, in argv */
 	unsigned int keys;		/* FAULT_CKEY_* of the options given */
@@ -116,13 +106,6 @@ int fault_table_parse_features(struct fault_table_args *ta, struct dm_arg_set *a
 			       char **error);
 int fault_msg_parse(struct fault_msg *m, unsigned int argc, char **argv, char **error);
 const char *fault_msg_name(enum fault_msg_cmd cmd);
-
-int fault_flakey_parse(struct fault_compat_args *ca, struct dm_arg_set *as, char **error);
-void fault_flakey_format(const struct fault_compat_args *ca, const char *dev,
-			 unsigned long long start, char *result, unsigned int maxlen);
-int fault_delay_parse(struct fault_compat_args *ca, unsigned int argc, char **argv,
-		      char **error);
-void fault_delay_format(const struct fault_compat_args *ca, const char *dev,
-			unsigned long long start, char *result, unsigned int maxlen);
+unsigned int fault_msg_flags(enum fault_msg_cmd cmd);
 
 #endif /* _DM_FAULT_ARGS_H */

@@ -435,8 +435,9 @@ static blk_status_t fault_bad_fail(struct fault_bad *bad, struct bio *bio, u64 k
  * map under the write side of its per-CPU semaphore, which has no trylock:
  * a REQ_NOWAIT write goes back to its submitter, to come again without it.
  */
-static blk_status_t fault_bad_write(struct fault_bad *bad, struct bio *bio, u64 key, u64 end)
+static blk_status_t fault_bad_write(struct fault_c *fc, struct bio *bio, u64 key, u64 end)
 {
+	struct fault_bad *bad = fc->bad;
 	struct fault_bad_attr a;
 	blk_status_t st = BLK_STS_OK;
 	u64 first, last, pos = key;
@@ -462,9 +463,8 @@ static blk_status_t fault_bad_write(struct fault_bad *bad, struct bio *bio, u64 
 				break;
 			}
 			this_cpu_inc(bad->stats->heals);
-			if (bad->dust && !READ_ONCE(bad->quiet))
-				pr_info(DM_NAME ": dust: block %llu removed from badblocklist by write\n",
-					max(first, key) >> bad->dust_shift);
+			if (bad->healed)
+				bad->healed(fc, max(first, key));
 			goto next;
 		}
 		if (a.mode == FAULT_BAD_HEAL) {
@@ -538,7 +538,7 @@ blk_status_t fault_bad_map(struct fault_c *fc, struct bio *bio, unsigned int op,
 		return BLK_STS_OK;
 	this_cpu_inc(bad->stats->hits);
 	if (!rd && a.mode == FAULT_BAD_HEAL)
-		return fault_bad_write(bad, bio, key, end);
+		return fault_bad_write(fc, bio, key, end);
 	return fault_bad_fail(bad, bio, key, max(first, key), a.status);
 }
 

@@ -1,13 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-fault compatibility tables: the table lines of dm-flakey, dm-delay and
- * dm-error, turned into fault rules, and printed back as those targets print
- * them.  The devices get dm-fault's statistics, log and messages on top.
- * The lines are read and printed by dm-fault-args.c.
+ * dm-fault compatibility targets: devices made from the table lines of
+ * dm-flakey, dm-delay, dm-error and dm-dust, which behave as those targets
+ * do and print their status and table lines as they print them, with
+ * dm-fault's statistics, log, messages and rules on top.  Flakey, delay
+ * and error tables become fault rules; a dust table becomes a bad-block
+ * map (dm-fault-bad.c) with dm-dust's messages, replies and log lines.
+ * The lines and dm-dust's messages are read and printed by
+ * dm-fault-compat-args.c, which the host tests build.
+ *
+ * As dm-dust: blocks are numbered as the device below numbers them, bios
+ * are split at block boundaries, the map starts disabled ("enable" makes
+ * reads of bad blocks fail), a failure is an I/O error, a write to a bad
+ * block fails its write fail count of times and then removes the block.
+ * The replies and log lines are dm-dust's, word for word; the heal line
+ * names the block written (dm-dust divides its number once more).
  */
+#include <linux/device-mapper.h>
+
 #include "dm-fault.h"
 
-#define DM_MSG_PREFIX "fault"
+/* the only lines these targets log are fault-dust's, in dm-dust's words */
+#define DM_MSG_PREFIX "dust"
 
 /* Flakey's writes: everything bio_data_dir() calls a write. */
 #define FLAKEY_WRITES	(BIT(FAULT_OP_WRITE) | BIT(FAULT_OP_FLUSH) | \
@@ -122,13 +136,9 @@ int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Invalid argument count";
 		return -EINVAL;
 	}
-	r = fault_ctx_create(ti, FAULT_FLAKEY);
-	if (r)
-		goto bad;
-	fc = ti->private;
-	r = fault_ctx_open(fc, &as);
-	if (r)
-		goto bad;
+	fc = fault_ctx_start(ti, FAULT_FLAKEY, &as);
+	if (IS_ERR(fc))
+		return PTR_ERR(fc);
 	r = fault_flakey_parse(&fc->cargs, &as, &ti->error);
 	if (r)
 		goto bad;
@@ -172,14 +182,10 @@ int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Requires exactly 3, 6 or 9 arguments";
 		return -EINVAL;
 	}
-	r = fault_ctx_create(ti, FAULT_DELAY);
-	if (r)
-		goto bad;
-	fc = ti->private;
+	fc = fault_ctx_start(ti, FAULT_DELAY, &as);
+	if (IS_ERR(fc))
+		return PTR_ERR(fc);
 	ca = &fc->cargs;
-	r = fault_ctx_open(fc, &as);
-	if (r)
-		goto bad;
 	r = fault_delay_parse(ca, argc, argv, &ti->error);
 	if (r)
 		goto bad;
@@ -225,8 +231,217 @@ int fault_error_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	return r;
 }
 
-void fault_compat_table(struct fault_c *fc, char *result, unsigned int maxlen)
+/* A write healed the sectors from @key: dm-dust's line for the block. */
+static void fault_dust_healed(struct fault_c *fc, u64 key)
 {
+	if (!READ_ONCE(fc->dust.quiet))
+		DMINFO("block %llu removed from badblocklist by write", key >> fc->dust.shift);
+}
+
+/**
+ * fault_dust_ctr - construct a fault-dust mapping: <dev> <offset> <blksz>
+ * @ti: the target
+ * @argc: 3
+ * @argv: the words
+ *
+ * Return: 0 or -errno with ti->error set, in dm-dust's words.
+ */
+int fault_dust_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct dm_arg_set as = { .argc = argc - 1, .argv = argv };
+	struct fault_compat_args ca = { .blksz = 0 };
+	struct fault_c *fc;
+	int r;
+
+	r = fault_dust_parse(&ca, argc, argv, ti->len, &ti->error);
+	if (r)
+		return r;
+	fc = fault_ctx_start(ti, FAULT_DUST, &as);
+	if (IS_ERR(fc))
+		return PTR_ERR(fc);
+	fc->cargs = ca;
+	fc->dust.shift = __ffs(ca.blksz >> SECTOR_SHIFT);
+	r = fault_bad_create(fc, fc->start, false);
+	if (r) {
+		ti->error = "Cannot allocate context";
+		goto bad;
+	}
+	fc->bad->healed = fault_dust_healed;
+	r = dm_set_target_max_io_len(ti, ca.blksz >> SECTOR_SHIFT);
+	if (!r)
+		return 0;
+bad:
+	fault_ctx_destroy(ti);
+	return r;
+}
+
+static unsigned long long fault_dust_count(struct fault_c *fc)
+{
+	return READ_ONCE(fc->bad->nr_sectors) >> fc->dust.shift;
+}
+
+static int fault_dust_add(struct fault_c *fc, unsigned long long block, unsigned int wr_fail)
+{
+	struct fault_bad_attr a = {
+		.mode = FAULT_BAD_HEAL, .status = FAULT_STS_IOERR, .wr_fail = wr_fail,
+	};
+	bool quiet = READ_ONCE(fc->dust.quiet);
+	u64 first = block << fc->dust.shift;
+	int r;
+
+	r = fault_bad_insert(fc->bad, first, first + BIT(fc->dust.shift) - 1, &a, true);
+	if (r == -EEXIST) {
+		if (!quiet)
+			DMERR("dust_add_block: block %llu already in badblocklist", block);
+		return -EINVAL;
+	}
+	if (r) {
+		if (!quiet)
+			DMERR("dust_add_block: badblock allocation failed");
+		return r;
+	}
+	if (!quiet)
+		DMINFO("dust_add_block: badblock added at block %llu with write fail count %u",
+		       block, wr_fail);
+	return 0;
+}
+
+static int fault_dust_remove(struct fault_c *fc, unsigned long long block)
+{
+	bool quiet = READ_ONCE(fc->dust.quiet);
+	u64 first = block << fc->dust.shift;
+	int r;
+
+	r = fault_bad_erase(fc->bad, first, first + BIT(fc->dust.shift) - 1, true);
+	if (r == -ENOENT) {
+		if (!quiet)
+			DMERR("dust_remove_block: block %llu not found in badblocklist", block);
+		return -EINVAL;
+	}
+	if (!r && !quiet)
+		DMINFO("dust_remove_block: badblock removed at block %llu", block);
+	return r;
+}
+
+static int fault_dust_query(struct fault_c *fc, unsigned long long block, char *result,
+			    unsigned int maxlen)
+{
+	u64 key = block << fc->dust.shift, first, last;
+	struct fault_bad_attr a;
+	unsigned int sz = 0;
+
+	if (fault_bad_next(fc->bad, key, &first, &last, &a) && first <= key)
+		DMEMIT("dust_query_block: block %llu found in badblocklist", block);
+	else
+		DMEMIT("dust_query_block: block %llu not found in badblocklist", block);
+	return 1;
+}
+
+/* Every bad block, one a line, as many as the buffer holds. */
+static int fault_dust_list(struct fault_c *fc, char *result, unsigned int maxlen)
+{
+	unsigned int shift = fc->dust.shift, sz = 0;
+	u64 pos = 0, first, last, b;
+	struct fault_bad_attr a;
+	bool any = false;
+
+	while (fault_bad_next(fc->bad, pos, &first, &last, &a)) {
+		for (b = first >> shift; b <= last >> shift; b++) {
+			DMEMIT("%llu\n", b);
+			if (sz + 1 >= maxlen)
+				return 1;
+		}
+		any = true;
+		if (last == ULONG_MAX)
+			break;
+		pos = last + 1;
+	}
+	if (!any)
+		DMEMIT("No blocks in badblocklist");
+	return 1;
+}
+
+/**
+ * fault_dust_message - dm-dust's messages on a fault-dust device
+ * @fc: the device
+ * @argc: number of words
+ * @argv: the words
+ * @result: the reply buffer
+ * @maxlen: its size
+ *
+ * Return: as dm-dust's .message, or -ENOTTY when the first word is none of
+ * dm-dust's: the fault target's own messages then read the words.
+ */
+int fault_dust_message(struct fault_c *fc, unsigned int argc, char **argv, char *result,
+		       unsigned int maxlen)
+{
+	struct fault_bad *bad = fc->bad;
+	struct fault_dust_msg m;
+	unsigned int sz = 0;
+	int r;
+
+	r = fault_dust_msg_parse(&m, argc, argv,
+				 bdev_nr_sectors(fc->dev->bdev) >> fc->dust.shift);
+	if (r) {
+		if (m.why[0])
+			DMERR("%s", m.why);
+		return r;
+	}
+	switch (m.cmd) {
+	case FAULT_DUST_ADD:
+		return fault_dust_add(fc, m.block, m.wr_fail);
+	case FAULT_DUST_REMOVE:
+		return fault_dust_remove(fc, m.block);
+	case FAULT_DUST_QUERY:
+		return fault_dust_query(fc, m.block, result, maxlen);
+	case FAULT_DUST_DISABLE:
+	case FAULT_DUST_ENABLE:
+		DMINFO("%s read failures on bad sectors",
+		       m.cmd == FAULT_DUST_ENABLE ? "enabling" : "disabling");
+		WRITE_ONCE(bad->enabled, m.cmd == FAULT_DUST_ENABLE);
+		return 0;
+	case FAULT_DUST_COUNT:
+		DMEMIT("countbadblocks: %llu badblock(s) found", fault_dust_count(fc));
+		return 1;
+	case FAULT_DUST_CLEAR:
+		if (fault_dust_count(fc) && !fault_bad_clear(bad))
+			DMEMIT("dust_clear_badblocks: badblocks cleared");
+		else
+			DMEMIT("dust_clear_badblocks: no badblocks found");
+		return 1;
+	case FAULT_DUST_QUIET:
+		WRITE_ONCE(fc->dust.quiet, !fc->dust.quiet);
+		return 0;
+	default:
+		return fault_dust_list(fc, result, maxlen);
+	}
+}
+
+/**
+ * fault_compat_status - the status lines a compatibility target prints itself
+ * @fc: a device made from a compatibility table
+ * @type: INFO or TABLE
+ * @result: the status buffer
+ * @maxlen: its size
+ *
+ * TABLE: the line as the target it stands for prints it (none for
+ * dm-error); INFO: dm-dust's "<dev> <fail mode> <verbosity>".
+ *
+ * Return: true if written; false: the line is the fault target's.
+ */
+bool fault_compat_status(struct fault_c *fc, status_type_t type, char *result,
+			 unsigned int maxlen)
+{
+	unsigned int sz = 0;
+
+	if (type == STATUSTYPE_INFO && fc->compat == FAULT_DUST) {
+		DMEMIT("%s %s %s", fc->dev->name,
+		       READ_ONCE(fc->bad->enabled) ? "fail_read_on_bad_block" : "bypass",
+		       READ_ONCE(fc->dust.quiet) ? "quiet" : "verbose");
+		return true;
+	}
+	if (type != STATUSTYPE_TABLE)
+		return false;
 	switch (fc->compat) {
 	case FAULT_FLAKEY:
 		fault_flakey_format(&fc->cargs, fc->dev->name, fc->start, result, maxlen);
@@ -234,8 +449,12 @@ void fault_compat_table(struct fault_c *fc, char *result, unsigned int maxlen)
 	case FAULT_DELAY:
 		fault_delay_format(&fc->cargs, fc->dev->name, fc->start, result, maxlen);
 		break;
+	case FAULT_DUST:
+		fault_dust_format(&fc->cargs, fc->dev->name, fc->start, result, maxlen);
+		break;
 	default:
 		result[0] = '\0';
 		break;
 	}
+	return true;
 }

@@ -2,8 +2,8 @@
 /*
  * dm-fault device context: what every fault target (fault, and the
  * flakey, delay, error and dust compatible ones) allocates, opens and
- * frees the same way.  The constructors in dm-fault.c, dm-fault-compat.c
- * and dm-fault-dust.c build on it; it calls none of them.
+ * frees the same way.  The constructors in dm-fault.c and
+ * dm-fault-compat.c build on it; it calls none of them.
  */
 #include <linux/device-mapper.h>
 
@@ -62,7 +62,7 @@ int fault_ctx_create(struct dm_target *ti, enum fault_compat kind)
 }
 
 /* Parse "<dev> <offset>" and open the device. */
-int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
+static int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 {
 	struct dm_target *ti = fc->ti;
 	const char *devname = dm_shift_arg(as);
@@ -87,6 +87,32 @@ int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as)
 	}
 	fault_map_bits_update(fc);
 	return 0;
+}
+
+/**
+ * fault_ctx_start - what every constructor with a device below does first
+ * @ti: the target
+ * @kind: the table syntax the device is created with
+ * @as: the table's words; "<dev> <offset>" are shifted off
+ *
+ * Allocates the context and opens the device; on failure nothing is left
+ * allocated, so a constructor returns at once.
+ *
+ * Return: the context (ti->private), or an ERR_PTR() with ti->error set.
+ */
+struct fault_c *fault_ctx_start(struct dm_target *ti, enum fault_compat kind,
+				struct dm_arg_set *as)
+{
+	int r;
+
+	r = fault_ctx_create(ti, kind);
+	if (!r)
+		r = fault_ctx_open(ti->private, as);
+	if (r) {
+		fault_ctx_destroy(ti);
+		return ERR_PTR(r);
+	}
+	return ti->private;
 }
 
 /*

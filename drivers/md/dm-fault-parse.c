@@ -61,7 +61,7 @@ const char *fault_action_name(enum fault_action action)
 	return action < FAULT_NR_ACTIONS ? fault_action_names[action] : "?";
 }
 
-const char *fault_status_name(enum fault_sts status)
+static const char *fault_status_name(enum fault_sts status)
 {
 	return status < FAULT_NR_STATUS ? fault_status_names[status].name : "?";
 }
@@ -1141,7 +1141,7 @@ static const char * const fault_bad_stat_names[FAULT_NR_BAD_STATS] = {
 	[FAULT_BS_HEALS] = "heals",
 };
 
-const char *fault_bad_mode_name(enum fault_bad_mode mode)
+static const char *fault_bad_mode_name(enum fault_bad_mode mode)
 {
 	return mode < FAULT_NR_BAD_MODES ? fault_bad_mode_names[mode] : "?";
 }

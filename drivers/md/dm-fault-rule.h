@@ -226,7 +226,6 @@ int fault_bad_attr_parse(struct fault_bad_attr *a, const char *word, const char 
 int fault_bad_attr_format(const struct fault_bad_attr *a, char *buf, size_t len);
 int fault_bad_range_parse(const char *s, u64 *first, u64 *last);
 int fault_bad_sector_parse(const char *s, u64 *v);
-const char *fault_bad_mode_name(enum fault_bad_mode mode);
 const char *fault_bad_stat_name(enum fault_bad_stat i);
 
 int fault_rule_cfg_init(struct fault_rule_cfg *cfg);
@@ -242,6 +241,5 @@ u64 fault_exp_sample(u64 draw, u64 mean);
 
 const char *fault_op_name(unsigned int op);
 const char *fault_action_name(enum fault_action action);
-const char *fault_status_name(enum fault_sts status);
 
 #endif /* _DM_FAULT_RULE_H */

@@ -50,6 +50,7 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
 	struct fault_table_args ta;
+	struct fault_c *fc;
 	unsigned int i;
 	int r;
 
@@ -57,25 +58,22 @@ static int fault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Invalid argument count";
 		return -EINVAL;
 	}
-	r = fault_ctx_create(ti, FAULT_NATIVE);
-	if (r)
-		goto bad;
-	r = fault_ctx_open(ti->private, &as);
-	if (r)
-		goto bad;
+	fc = fault_ctx_start(ti, FAULT_NATIVE, &as);
+	if (IS_ERR(fc))
+		return PTR_ERR(fc);
 	/* a write cache of our own, when on: flush and FUA must reach us */
 	ti->flush_supported = true;
 	r = fault_table_parse_rules(&ta, &as, &ti->error);
 	if (r)
 		goto bad;
 	for (i = 0; i < ta.nr_rules; i++) {
-		r = fault_rules_add_text(ti->private, ta.rules[i], NULL, &ti->error);
+		r = fault_rules_add_text(fc, ta.rules[i], NULL, &ti->error);
 		if (r) {
 			DMERR("rule '%s': %s", ta.rules[i], ti->error);
 			goto bad;
 		}
 	}
-	r = fault_ctr_features(ti->private, &ta, &as);
+	r = fault_ctr_features(fc, &ta, &as);
 	if (r)
 		goto bad;
 	return 0;
@@ -639,10 +637,9 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 	struct fault_ruleset *set;
 	unsigned int sz = 0, i;
 
-	if (fc->compat == FAULT_DUST && type != STATUSTYPE_IMA) {
-		fault_dust_status(fc, type, result, maxlen);
+	if (fc->compat != FAULT_NATIVE && type != STATUSTYPE_IMA &&
+	    fault_compat_status(fc, type, result, maxlen))
 		return;
-	}
 	rcu_read_lock();
 	set = rcu_dereference(fc->rules);
 	switch (type) {
@@ -650,10 +647,6 @@ static void fault_status(struct dm_target *ti, status_type_t type,
 		fault_emit_info(fc, set, result, maxlen);
 		break;
 	case STATUSTYPE_TABLE:
-		if (fc->compat != FAULT_NATIVE) {
-			fault_compat_table(fc, result, maxlen);
-			break;
-		}
 		DMEMIT("%s %llu", fc->dev->name, (unsigned long long)fc->start);
 		if (set || fc->cache_in_table)
 			DMEMIT(" %u", set ? set->nr : 0);
@@ -787,25 +780,27 @@ static int fault_msg_reset(struct fault_c *fc, const struct fault_msg *m, char *
 
 /*
  * Why fault_msg_parse() refused a message, logged in the words of the
- * message it was taken for: the one place a malformed message is logged.
+ * message it was taken for, which the parser kept in @m: the one place a
+ * malformed message is logged.  An empty message is not: dm refuses it
+ * before a target sees it.
  */
-static int fault_msg_refused(struct fault_c *fc, const struct fault_msg *m, unsigned int argc,
-			     char **argv, const char *error)
+static int fault_msg_refused(struct fault_c *fc, const struct fault_msg *m, const char *error)
 {
+	unsigned int flags = fault_msg_flags(m->cmd);
 	const char *name = fault_dev_name(fc);
 
-	if (!argc)
-		return -EINVAL;
-	if (m->cmd >= FAULT_MSG_RULE && m->cmd <= FAULT_MSG_RULE_LIST)
-		DMWARN("%s: rule %s '%s': %s", name, argv[1], argv[argc - 1], error);
-	else if (m->cmd == FAULT_MSG_RELEASE)
-		DMWARN("%s: release: invalid rule id '%s'", name, argv[1]);
-	else if (m->cmd == FAULT_MSG_NONE)
-		DMWARN("%s: unrecognised message '%s'", name, argv[0]);
-	else if (!strncmp(error, "takes ", 6))
+	if (m->cmd == FAULT_MSG_NONE) {
+		if (m->word)
+			DMWARN("%s: unrecognised message '%s'", name, m->word);
+	} else if (flags & FAULT_MSGF_RULE) {
+		DMWARN("%s: rule %s '%s': %s", name, m->form, m->word, error);
+	} else if (flags & FAULT_MSGF_ID) {
+		DMWARN("%s: %s: invalid rule id '%s'", name, fault_msg_name(m->cmd), m->word);
+	} else if (flags & FAULT_MSGF_TAKES) {
 		DMWARN("%s: %s %s", name, fault_msg_name(m->cmd), error);
-	else
+	} else {
 		DMWARN("%s: %s: %s", name, fault_msg_name(m->cmd), error);
+	}
 	return -EINVAL;
 }
 
@@ -867,7 +862,7 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 	r = fault_msg_parse(&m, argc, argv, &error);
 	if (r)
-		return fault_msg_refused(fc, &m, argc, argv, error);
+		return fault_msg_refused(fc, &m, error);
 	if (WARN_ON_ONCE(!fault_msg_handlers[m.cmd]))
 		return -EINVAL;
 	return fault_msg_handlers[m.cmd](fc, &m, result, maxlen);

@@ -2,10 +2,9 @@
 /*
  * dm-fault: types shared by the target (dm-fault.c), the device context
  * every fault target builds on (dm-fault-ctx.c), its rule set
- * (dm-fault-rules.c), actions (dm-fault-actions.c), compatibility tables
- * (dm-fault-compat.c, dm-fault-dust.c), volatile write cache
- * (dm-fault-cache.c and the files it calls) and bad-block map
- * (dm-fault-bad.c).
+ * (dm-fault-rules.c), actions (dm-fault-actions.c), compatibility targets
+ * (dm-fault-compat.c), volatile write cache (dm-fault-cache.c and the
+ * files it calls) and bad-block map (dm-fault-bad.c).
  */
 #ifndef _DM_FAULT_H
 #define _DM_FAULT_H
@@ -20,6 +19,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include "dm-fault-args.h"
+#include "dm-fault-compat-args.h"
 #include "dm-fault-rule.h"
 
 /*
@@ -117,6 +117,8 @@ enum fault_compat {
 	FAULT_DUST,
 };
 
+struct fault_c;
+
 /*
  * dm-fault-bad.c: the bad-block map, a maple tree of sector ranges changed
  * under @lock (the tree's external lock), read under @rw, with a summary
@@ -133,16 +135,22 @@ struct fault_bad {
 	u64 nr_ranges, nr_sectors;	/* changed under lock */
 	bool enabled;			/* fails bios at all */
 	bool partial;			/* completes the good blocks before a bad one */
-	bool dust;			/* fault-dust: logs as dm-dust does ... */
-	bool quiet;			/* ... unless told to be quiet */
-	unsigned int dust_shift;	/* log2 of dust's sectors per block */
 	struct fault_bad_stats __percpu *stats;
+	/* told under @lock that a write healed the sectors from key @key, or NULL */
+	void (*healed)(struct fault_c *fc, u64 key);
+};
+
+/* dm-fault-compat.c: what a fault-dust device keeps beside its bad-block map */
+struct fault_dust {
+	unsigned int shift;		/* log2 of sectors per block */
+	bool quiet;			/* no log line for a change of the map */
 };
 
 struct fault_c {
 	struct dm_dev *dev;
 	enum fault_compat compat;
 	struct fault_compat_args cargs;
+	struct fault_dust dust;
 	sector_t start;
 	struct dm_target *ti;
 
@@ -241,8 +249,9 @@ static inline void fault_map_bits_update(struct fault_c *fc)
 
 /* dm-fault-ctx.c */
 int fault_ctx_create(struct dm_target *ti, enum fault_compat kind);
+struct fault_c *fault_ctx_start(struct dm_target *ti, enum fault_compat kind,
+				struct dm_arg_set *as);
 void fault_ctx_destroy(struct dm_target *ti);
-int fault_ctx_open(struct fault_c *fc, struct dm_arg_set *as);
 
 /* dm-fault-bad.c */
 int fault_bad_create(struct fault_c *fc, u64 base, bool enabled);
@@ -258,17 +267,15 @@ bool fault_bad_snapshot(struct fault_c *fc, bool *enabled, bool *partial, u64 *v
 int fault_bad_message(struct fault_c *fc, const struct fault_msg *m, char *result,
 		      unsigned int maxlen);
 
-/* dm-fault-dust.c: dm-dust's table, messages and status */
-int fault_dust_ctr(struct dm_target *ti, unsigned int argc, char **argv);
-int fault_dust_message(struct fault_c *fc, unsigned int argc, char **argv, char *result,
-		       unsigned int maxlen);
-void fault_dust_status(struct fault_c *fc, status_type_t type, char *result, unsigned int maxlen);
-
-/* dm-fault-compat.c */
+/* dm-fault-compat.c: the flakey, delay, error and dust targets */
 int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_error_ctr(struct dm_target *ti, unsigned int argc, char **argv);
-void fault_compat_table(struct fault_c *fc, char *result, unsigned int maxlen);
+int fault_dust_ctr(struct dm_target *ti, unsigned int argc, char **argv);
+int fault_dust_message(struct fault_c *fc, unsigned int argc, char **argv, char *result,
+		       unsigned int maxlen);
+bool fault_compat_status(struct fault_c *fc, status_type_t type, char *result,
+			 unsigned int maxlen);
 
 /*
  * The volatile write cache (dm-fault-cache.c, its entry; dm-fault-crash.c,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The device-mapper environment of dm-fault's table argument parsers
- * (drivers/md/dm-fault-args.c): struct dm_arg_set and its readers, DMEMIT.
+ * (drivers/md/dm-fault-args.c, dm-fault-compat-args.c): struct dm_arg_set
+ * and its readers, DMEMIT, SECTOR_SHIFT.
  * The host fuzzers put tools/kshim/dmf/dm.h in its place.
  */
 #ifndef _DMF_DM_H

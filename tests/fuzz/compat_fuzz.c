@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the compat targets' table lines (drivers/md/dm-
- * fault-args.c, the file the module compiles, built unchanged against
- * tools/kshim, once as 6.6+'s flakey and once as the older one:
+ * fault-compat-args.c, the file the module compiles, built unchanged
+ * against tools/kshim, once as 6.6+'s flakey and once as the older one:
  * FAULT_FLAKEY_V2 is set by the Makefile):
  *
  *  - the input is one table line after the target name, "<dev> <offset>
@@ -21,7 +21,7 @@
  */
 #include <stdint.h>
 
-#include "../../drivers/md/dm-fault-args.h"
+#include "../../drivers/md/dm-fault-compat-args.h"
 #include "fuzz-words.h"
 
 #define FZ_MAX_INPUT	4096

@@ -8,7 +8,8 @@
  *  - the input is the message's words, split at blanks as dmsetup message
  *    passes them;
  *  - a refusal is -EINVAL with a reason that is not empty, and names a
- *    message only when its first word is one of ours;
+ *    message only when its first word is one of ours, and keeps the words
+ *    its log line names;
  *  - an accepted message is a whole one (not the "rule" or "cache" of a
  *    refusal), its rule text is one of the words, the cache options given
  *    are the ones the message takes and in range;
@@ -47,7 +48,26 @@ static unsigned int fz_keys(enum fault_msg_cmd cmd)
 
 static bool fz_has_id(enum fault_msg_cmd cmd)
 {
-	return cmd >= FAULT_MSG_RULE_REPLACE && cmd <= FAULT_MSG_RULE_DISABLE;
+	return cmd == FAULT_MSG_RULE_REPLACE || cmd == FAULT_MSG_RULE_REMOVE ||
+	       cmd == FAULT_MSG_RULE_ENABLE || cmd == FAULT_MSG_RULE_DISABLE;
+}
+
+/*
+ * A refusal keeps the words its log line names: the first of a message
+ * not ours, the id of a release, the second and last of a rule message.
+ */
+static void fz_refusal(const struct fault_msg *m, unsigned int argc, char **argv)
+{
+	unsigned int flags = fault_msg_flags(m->cmd);
+
+	if (m->cmd == FAULT_MSG_NONE && argc && m->word != argv[0])
+		fz_fail("refusal of no message of ours", "does not name its first word");
+	if ((flags & FAULT_MSGF_RULE) && (m->form != argv[1] || m->word != argv[argc - 1]))
+		fz_fail("refusal of a rule message", "does not name its second and last words");
+	if ((flags & FAULT_MSGF_ID) && m->word != argv[1])
+		fz_fail("refusal of a release", "does not name its id");
+	if (m->word && m->cmd != FAULT_MSG_NONE && !(flags & (FAULT_MSGF_RULE | FAULT_MSGF_ID)))
+		fz_fail("refusal", "names a word its log line does not");
 }
 
 /*
@@ -262,6 +282,8 @@ static void fz_one(const char *in)
 		fz_fail("refusal", error ? error : "no reason");
 	if (a.cmd >= FAULT_NR_MSGS || (r && !argc && a.cmd != FAULT_MSG_NONE))
 		fz_fail("refusal", "names no message it could be");
+	if (r)
+		fz_refusal(&a, argc, argv);
 	if (!r) {
 		fz_check(&a, argc, argv);
 		fz_format(&a, pa, sizeof(pa));

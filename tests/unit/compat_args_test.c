@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host tests of the compat targets' table lines (drivers/md/dm-fault-
+ * Host tests of the compat targets' words (drivers/md/dm-fault-compat-
  * args.c, compiled unchanged against the shim, flakey as in 6.6 and later):
- * lines read and printed back as dm-flakey and dm-delay print them, and
- * the reasons lines are refused with.  Feature names are read in any case,
- * as dm-flakey reads them: "DROP_WRITES" was taken for error_writes and
- * "RANDOM_READ_CORRUPT" for random_write_corrupt.
+ * table lines read and printed back as dm-flakey, dm-delay and dm-dust
+ * print them, and the reasons lines are refused with; dm-dust's messages
+ * and the lines dm-dust logs when it refuses one.  Feature names are read
+ * in any case, as dm-flakey reads them: "DROP_WRITES" was taken for
+ * error_writes and "RANDOM_READ_CORRUPT" for random_write_corrupt.
  */
-#include "../../drivers/md/dm-fault-args.h"
+#include "../../drivers/md/dm-fault-compat-args.h"
 #include "ktap.h"
+#include "words.h"
 
 #define MAX_ARGS	32
 
@@ -16,16 +18,13 @@
 static int line(bool flakey, const char *text, struct fault_compat_args *ca, char **error)
 {
 	static char buf[512];
-	char *argv[MAX_ARGS], *s = buf, *tok;
+	char *argv[MAX_ARGS];
 	struct dm_arg_set as;
-	unsigned int argc = 0;
+	unsigned int argc;
 
 	memset(ca, 0, sizeof(*ca));
 	*error = NULL;
-	snprintf(buf, sizeof(buf), "%s", text);
-	while ((tok = strsep(&s, " ")) && argc < MAX_ARGS)
-		if (*tok)
-			argv[argc++] = tok;
+	argc = words_split(text, buf, sizeof(buf), argv, MAX_ARGS);
 	if (!flakey)
 		return fault_delay_parse(ca, argc, argv, error);
 	as.argc = argc - 2;
@@ -118,10 +117,129 @@ static void test_delay(void)
 	refused(false, "dev 0 10 dev", "Requires exactly 3, 6 or 9 arguments");
 }
 
+/* A dust table on a target of @len sectors: printed back as @want, or refused for @why. */
+static void dust_table(const char *text, u64 len, const char *want, const char *why)
+{
+	struct fault_compat_args ca = { .blksz = 0 };
+	char buf[128], out[128], *argv[MAX_ARGS], *error = NULL;
+	unsigned int argc = words_split(text, buf, sizeof(buf), argv, MAX_ARGS);
+	int r;
+
+	r = fault_dust_parse(&ca, argc, argv, len, &error);
+	if (why) {
+		ktap_check(r == -EINVAL && error && !strcmp(error, why), "'%s': %d '%s', want '%s'",
+			   text, r, error ? error : "(none)", why);
+		return;
+	}
+	if (!ktap_check(!r, "'%s' refused: %s", text, error ? error : "?"))
+		return;
+	fault_dust_format(&ca, "253:0", 0, out, sizeof(out));
+	ktap_check(!strcmp(out, want), "'%s' printed '%s', want '%s'", text, out, want);
+}
+
+static void test_dust_table(void)
+{
+	dust_table("dev 0 512", 8, "253:0 0 512", NULL);
+	dust_table("dev 0 4096", 8, "253:0 0 4096", NULL);
+	/* kstrtouint(), as fault-dust reads it: a '+' is taken */
+	dust_table("dev 0 +512", 8, "253:0 0 512", NULL);
+	dust_table("dev 0 1073741824", 1ULL << 40, "253:0 0 1073741824", NULL);
+	dust_table("dev 0", 8, NULL, "Invalid argument count");
+	dust_table("dev 0 512 1", 8, NULL, "Invalid argument count");
+	dust_table("dev 0 x", 8, NULL, "Invalid block size parameter");
+	dust_table("dev 0 0", 8, NULL, "Invalid block size parameter");
+	dust_table("dev 0 -512", 8, NULL, "Invalid block size parameter");
+	dust_table("dev 0 4294967296", 8, NULL, "Invalid block size parameter");
+	dust_table("dev 0 256", 8, NULL, "Block size must be at least 512");
+	dust_table("dev 0 1536", 8, NULL, "Block size must be a power of 2");
+	dust_table("dev 0 8192", 8, NULL, "Block size is too large");
+	dust_table("dev 0 2147483648", 1ULL << 40, NULL, "Block size is too large");
+}
+
+/* What a dm-dust message reads as: r, and cmd, block and wr_fail or the log line. */
+struct dust_case {
+	const char *text;
+	int r;
+	enum fault_dust_cmd cmd;
+	unsigned long long block;
+	unsigned int wr_fail;
+	const char *why;
+};
+
+static void test_dust_msg(void)
+{
+	static const struct dust_case cases[] = {
+		{ "addbadblock 60", 0, FAULT_DUST_ADD, 60, 0, "" },
+		{ "ADDBADBLOCK 60 2", 0, FAULT_DUST_ADD, 60, 2, "" },
+		{ "addbadblock 80 255", 0, FAULT_DUST_ADD, 80, 255, "" },
+		{ "addbadblock 1024", 0, FAULT_DUST_ADD, 1024, 0, "" },
+		/* a block past 2^64 wraps, as the kernel's sscanf() reads it */
+		{ "addbadblock 18446744073709551617", 0, FAULT_DUST_ADD, 1, 0, "" },
+		{ "removebadblock 7", 0, FAULT_DUST_REMOVE, 7, 0, "" },
+		{ "queryblock 72", 0, FAULT_DUST_QUERY, 72, 0, "" },
+		{ "disable", 0, FAULT_DUST_DISABLE, 0, 0, "" },
+		{ "Enable", 0, FAULT_DUST_ENABLE, 0, 0, "" },
+		{ "countbadblocks", 0, FAULT_DUST_COUNT, 0, 0, "" },
+		{ "clearbadblocks", 0, FAULT_DUST_CLEAR, 0, 0, "" },
+		{ "quiet", 0, FAULT_DUST_QUIET, 0, 0, "" },
+		{ "listbadblocks", 0, FAULT_DUST_LIST, 0, 0, "" },
+		{ "", -ENOTTY, FAULT_DUST_NONE, 0, 0, "" },
+		{ "frob", -ENOTTY, FAULT_DUST_NONE, 0, 0, "" },
+		{ "rule add error", -ENOTTY, FAULT_DUST_NONE, 0, 0, "" },
+		{ "addbadblock", -EINVAL, FAULT_DUST_ADD, 0, 0,
+		  "addbadblock requires an additional argument" },
+		{ "QueryBlock", -EINVAL, FAULT_DUST_QUERY, 0, 0,
+		  "QueryBlock requires an additional argument" },
+		{ "addbadblock 1 2 3", -EINVAL, FAULT_DUST_ADD, 0, 0,
+		  "invalid number of arguments '4'" },
+		{ "quiet 1 2 3 4", -EINVAL, FAULT_DUST_QUIET, 0, 0,
+		  "invalid number of arguments '5'" },
+		{ "addbadblock 80 256", -EINVAL, FAULT_DUST_ADD, 80, 256,
+		  "selected write fail count out of range" },
+		{ "addbadblock 1025", -EINVAL, FAULT_DUST_ADD, 1025, 0,
+		  "selected block value out of range" },
+		{ "enable 5", -EINVAL, FAULT_DUST_ENABLE, 5, 0,
+		  "unrecognized message 'enable' received" },
+		{ "removebadblock 5 1", -EINVAL, FAULT_DUST_REMOVE, 5, 1,
+		  "unrecognized message 'removebadblock' received" },
+		/* the range before the word count, as dm-dust checks them */
+		{ "enable 5000", -EINVAL, FAULT_DUST_ENABLE, 5000, 0,
+		  "selected block value out of range" },
+		/* numbers that do not read: refused with no log line */
+		{ "enable x", -EINVAL, FAULT_DUST_ENABLE, 0, 0, "" },
+		{ "addbadblock -1", -EINVAL, FAULT_DUST_ADD, 0, 0, "" },
+		{ "addbadblock +1", -EINVAL, FAULT_DUST_ADD, 0, 0, "" },
+		{ "addbadblock 5x", -EINVAL, FAULT_DUST_ADD, 5, 0, "" },
+		{ "addbadblock 5 x", -EINVAL, FAULT_DUST_ADD, 5, 0, "" },
+		{ "addbadblock 5 -1", -EINVAL, FAULT_DUST_ADD, 5, 0, "" },
+	};
+	const struct dust_case *c;
+	struct fault_dust_msg m;
+	char buf[128], *argv[MAX_ARGS];
+	unsigned int i, argc;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = &cases[i];
+		argc = words_split(c->text, buf, sizeof(buf), argv, MAX_ARGS);
+		r = fault_dust_msg_parse(&m, argc, argv, 1024);
+		ktap_check(r == c->r && m.cmd == c->cmd && !strcmp(m.why, c->why),
+			   "'%s': %d %d '%s', want %d %d '%s'", c->text, r, m.cmd, m.why, c->r,
+			   c->cmd, c->why);
+		if (m.cmd == FAULT_DUST_ADD || m.cmd == FAULT_DUST_REMOVE ||
+		    m.cmd == FAULT_DUST_QUERY)
+			ktap_check(m.block == c->block && m.wr_fail == c->wr_fail,
+				   "'%s': block %llu wr_fail %u, want %llu %u", c->text, m.block,
+				   m.wr_fail, c->block, c->wr_fail);
+	}
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(test_flakey),
 	KTAP_CASE(test_flakey_refused),
 	KTAP_CASE(test_delay),
+	KTAP_CASE(test_dust_table),
+	KTAP_CASE(test_dust_msg),
 };
 
 int main(void)

@@ -9,19 +9,13 @@
  */
 #include "../../drivers/md/dm-fault-args.h"
 #include "ktap.h"
+#include "words.h"
 
 #define MAX_ARGS	32
 
 static unsigned int split(const char *text, char *buf, size_t len, char **argv)
 {
-	unsigned int argc = 0;
-	char *s = buf, *tok;
-
-	snprintf(buf, len, "%s", text);
-	while ((tok = strsep(&s, " ")) && argc < MAX_ARGS)
-		if (*tok)
-			argv[argc++] = tok;
-	return argc;
+	return words_split(text, buf, len, argv, MAX_ARGS);
 }
 
 /* Read a table's words as fault_ctr() does, without adding the rules. */
@@ -164,6 +158,57 @@ static void test_view(void)
 	KTAP_EXPECT_STR_EQ(why, "A torn write must be kept");
 	v.ranges = NULL;
 	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "1-4", "5:1", &why), 0);
+}
+
+/*
+ * What a refusal's log line is made of: the message's FAULT_MSGF_* flags
+ * that choose its form, and the words it names (NULL: none).
+ */
+static void test_msg_refusal_words(void)
+{
+	static const unsigned int forms = FAULT_MSGF_RULE | FAULT_MSGF_ID | FAULT_MSGF_TAKES;
+	static const struct {
+		const char *text;
+		enum fault_msg_cmd cmd;
+		unsigned int flags;
+		const char *word, *form;
+	} cases[] = {
+		{ "frobnicate x", FAULT_MSG_NONE, 0, "frobnicate", NULL },
+		{ "rule", FAULT_MSG_NONE, 0, "rule", NULL },
+		{ "Stats x y", FAULT_MSG_NONE, 0, "Stats", NULL },
+		{ "release 1 2", FAULT_MSG_NONE, 0, "release", NULL },
+		{ "rule enable", FAULT_MSG_RULE, FAULT_MSGF_RULE, "enable", "enable" },
+		{ "rule frob 1 2", FAULT_MSG_RULE, FAULT_MSGF_RULE, "2", "frob" },
+		{ "rule REMOVE x", FAULT_MSG_RULE_REMOVE, FAULT_MSGF_RULE, "x", "REMOVE" },
+		{ "rule replace y error", FAULT_MSG_RULE_REPLACE, FAULT_MSGF_RULE, "error",
+		  "replace" },
+		{ "release 0", FAULT_MSG_RELEASE, FAULT_MSGF_ID, "0", NULL },
+		{ "recover now", FAULT_MSG_RECOVER, FAULT_MSGF_TAKES, NULL, NULL },
+		{ "lost 1", FAULT_MSG_LOST, FAULT_MSGF_TAKES, NULL, NULL },
+		{ "mark a b", FAULT_MSG_MARK, FAULT_MSGF_TAKES, NULL, NULL },
+		{ "log 1", FAULT_MSG_NONE, 0, "log", NULL },
+		{ "bad frob", FAULT_MSG_BAD, 0, NULL, NULL },
+		{ "cache of", FAULT_MSG_CACHE, 0, NULL, NULL },
+		{ "crash lose=maybe", FAULT_MSG_CRASH, 0, NULL, NULL },
+		{ "record list 0", FAULT_MSG_RECORD_LIST, 0, NULL, NULL },
+	};
+	struct fault_msg m;
+	unsigned int i, flags;
+	char *error;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		r = msg(cases[i].text, &m, &error);
+		flags = fault_msg_flags(m.cmd) & forms;
+		ktap_check(r == -EINVAL && m.cmd == cases[i].cmd && flags == cases[i].flags &&
+			   !m.word == !cases[i].word && (!m.word || !strcmp(m.word, cases[i].word)) &&
+			   !m.form == !cases[i].form && (!m.form || !strcmp(m.form, cases[i].form)),
+			   "'%s': %d %s %#x '%s' '%s', want %s %#x '%s' '%s'", cases[i].text, r,
+			   fault_msg_name(m.cmd), flags, m.word ? m.word : "(null)",
+			   m.form ? m.form : "(null)", fault_msg_name(cases[i].cmd), cases[i].flags,
+			   cases[i].word ? cases[i].word : "(null)",
+			   cases[i].form ? cases[i].form : "(null)");
+	}
 }
 
 #define BAD_USAGE	"expected 'bad add|remove|clear|query|count|list|enable|disable|partial'"
@@ -347,6 +392,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_table_refused),
 	KTAP_CASE(test_msg),
 	KTAP_CASE(test_msg_refused),
+	KTAP_CASE(test_msg_refusal_words),
 	KTAP_CASE(test_view),
 	KTAP_CASE(test_crash_apply),
 	KTAP_CASE(test_bad),

@@ -216,7 +216,7 @@ int shim_sscanf(const char *buf, const char *fmt, ...)
 	const char *str = buf;
 	unsigned long long v;
 	int num = 0;
-	bool is_sign, neg;
+	bool is_sign, neg, ll;
 	va_list ap;
 	char digit;
 
@@ -236,10 +236,14 @@ int shim_sscanf(const char *buf, const char *fmt, ...)
 		if (!*fmt)
 			break;
 		++fmt;
+		ll = fmt[0] == 'l' && fmt[1] == 'l';
+		fmt += ll ? 2 : 0;
 		if (!*str)
 			break;
 		switch (*fmt++) {
 		case 'c':
+			if (ll)
+				goto unsupported;
 			*va_arg(ap, char *) = *str++;
 			num++;
 			continue;
@@ -250,6 +254,7 @@ int shim_sscanf(const char *buf, const char *fmt, ...)
 			is_sign = false;
 			break;
 		default:
+unsupported:
 			fprintf(stderr, "shim_sscanf: unsupported format \"%s\"\n", fmt - 2);
 			abort();
 		}
@@ -262,7 +267,11 @@ int shim_sscanf(const char *buf, const char *fmt, ...)
 			break;
 		neg = *str == '-';
 		v = shim_simple_strtoull(str + neg, &str);
-		if (is_sign)
+		if (ll && is_sign)
+			*va_arg(ap, long long *) = (long long)(neg ? -v : v);
+		else if (ll)
+			*va_arg(ap, unsigned long long *) = v;
+		else if (is_sign)
 			*va_arg(ap, int *) = (int)(neg ? -v : v);
 		else
 			*va_arg(ap, unsigned int *) = (unsigned int)v;

@@ -2,9 +2,10 @@
 /*
  * Userspace stand-in for include/dmf/dm.h: the table argument helpers of
  * <linux/device-mapper.h> as drivers/md/dm-table.c implements them, for
- * drivers/md/dm-fault-args.c.  dm_read_arg() reads as the kernel does, with
- * its sscanf("%u%c"): blanks skipped, no sign, a value past UINT_MAX
- * wrapped, and anything after the digits refused (see kernel-shim.c).
+ * drivers/md/dm-fault-args.c and dm-fault-compat-args.c.  dm_read_arg()
+ * reads as the kernel does, with its sscanf("%u%c"): blanks skipped, no
+ * sign, a value past UINT_MAX wrapped, and anything after the digits
+ * refused (see kernel-shim.c).
  */
 #ifndef _DMF_DM_H
 #define _DMF_DM_H
@@ -12,6 +13,8 @@
 #include <dmf/kernel.h>
 #include <ctype.h>
 #include <strings.h>
+
+#define SECTOR_SHIFT	9
 
 struct dm_arg_set {
 	unsigned int argc;

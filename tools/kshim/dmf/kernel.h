@@ -140,9 +140,9 @@ static inline int __must_check kstrtos64(const char *s, unsigned int base, s64 *
 int scnprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 
 /*
- * The kernel's sscanf() (lib/vsprintf.c), not libc's, for %d, %u and %c:
- * blanks before a number skipped, no '+', a number past the type wrapped.
- * Other conversions abort.
+ * The kernel's sscanf() (lib/vsprintf.c), not libc's, for %d, %u, %lld,
+ * %llu and %c: blanks before a number skipped, no '+', a number past the
+ * type wrapped.  Other conversions abort.
  */
 int shim_sscanf(const char *buf, const char *fmt, ...);
 #define sscanf shim_sscanf
