@@ -12,7 +12,10 @@
  * prefix of the epoch (a crash in it with nothing reordered), the epoch
  * with one write lost (crash at its end), all subsets of its writes that
  * are not FUA (or seeded samples of them when there are too many), and each
- * prefix whose last write is torn.  Equal states have equal specs and are
+ * prefix whose last write is torn, FUA or not: a FUA write is durable once
+ * it completes, but a crash while it is in flight may leave part of it, as
+ * a drive writes atomically no more than its atomic write unit (often one
+ * logical block).  Equal states have equal specs and are
  * checked once; a cap on the total is shared fairly among the epochs.
  */
 #include <errno.h>
@@ -377,8 +380,9 @@ static uint64_t dft_units(const struct dft_record *rec, const struct dft_rw *rw)
 }
 
 /*
- * Epoch @k's writes that are not FUA, and those a tear can split: not FUA
- * (a completed FUA write is on the disk whole) and over more than one unit.
+ * Epoch @k's writes that are not FUA, and those a tear can split: those
+ * over more than one unit, FUA writes among them (torn only in flight, as
+ * the last write of a prefix).
  */
 static void dft_gen_epoch_setup(struct dft_gen *g, unsigned int k)
 {
@@ -395,13 +399,12 @@ static void dft_gen_epoch_setup(struct dft_gen *g, unsigned int k)
 	ep->fua = 0;
 	for (w = g->first; w <= g->last; w++) {
 		rw = &g->rec->w[w - 1];
-		if (rw->kind == DFT_RW_FUA) {
-			ep->fua++;
-			continue;
-		}
-		g->nonfua[g->nr_nonfua++] = w;
 		if (dft_units(g->rec, rw) > 1)
 			g->tearable[g->nr_tearable++] = w;
+		if (rw->kind == DFT_RW_FUA)
+			ep->fua++;
+		else
+			g->nonfua[g->nr_nonfua++] = w;
 	}
 }
 
