@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "base/dmfault.h"
 
 /* How an option is stored in struct dft_opts. */
 enum dft_opt_kind {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "base/dmfault.h"
 
 /* the most bytes of one "bad add" message that load sends */
 #define DFT_BAD_MSG_MAX		65536

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dmfault.h"
+#include "base/dmfault.h"
 
 static double dft_ct_seconds(const struct dft_ct *ct)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "base/dmfault.h"
 
 DFT_HANDLER(dft_cmd_rule_add)
 {

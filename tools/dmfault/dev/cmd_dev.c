@@ -13,7 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "base/dmfault.h"
 
 /* Look @name up and make sure it has a fault target; -DFT_ENOTFAULT if not. */
 int dft_open_fault(const char *name, struct dft_dev *dev)

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "base/dmfault.h"
 
 /*
  * The sweep's sanity probe, run before step 1 and after every step: a step

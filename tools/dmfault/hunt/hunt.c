@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "base/dmfault.h"
 
 /* What a shell variable's name is made of. */
 static const char dft_var_chars[] =

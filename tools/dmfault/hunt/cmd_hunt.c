@@ -9,7 +9,8 @@
  *
  * The catalogue and the helper dmf-hunt are found beside the tool: in
  * PREFIX/share/dmfault and PREFIX/libexec/dmfault when it runs from
- * PREFIX/sbin, else in its own directory (the build tree).  A path's lines
+ * PREFIX/sbin, else in the build tree: hunt/hunt.catalog and dmf-hunt under
+ * its own directory.  A path's lines
  * run with DMF_DIR (the scratch directory), DMF_HUNT (the helper) and
  * DMF_ENV (a file where the setup leaves KEY=VALUE lines, which the tool
  * puts in the environment of the path's other lines) set.
@@ -23,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "base/dmfault.h"
 
 #define DFT_HUNT_ARGS		32	/* words of a step */
 #define DFT_HUNT_LINE		1024	/* a step or knobs line with its variables */
@@ -109,7 +110,7 @@ static int dft_hunt_files(struct dft_hunt *h)
 	if (h->o->hunt_catalog) {
 		snprintf(file, sizeof(file), "%s", h->o->hunt_catalog);
 	} else {
-		r = dft_hunt_beside("share/dmfault/hunt.catalog", "hunt.catalog", R_OK, file, alt,
+		r = dft_hunt_beside("share/dmfault/hunt.catalog", "hunt/hunt.catalog", R_OK, file, alt,
 				    sizeof(file));
 		if (r == -ENOENT)
 			return dft_err("hunt: no catalogue: neither %s nor %s is there",

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "base/dmfault.h"
 
 static const char *const dft_state_kind_names[DFT_NR_ST_KINDS] = {
 	[DFT_ST_PREFIX] = "prefix",

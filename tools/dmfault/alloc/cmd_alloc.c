@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "base/dmfault.h"
 
 #define DFT_KNOB_MAX	4096
 
