@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/dmfault.h"
+#include "dev/dev.h"
 #include "ktap.h"
 
 /* Read @text as a list of a device of @nr_blocks blocks. */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/dmfault.h"
+#include "base/base.h"
 #include "ktap.h"
 
 #define INFO_OPS "6 read:1:4096:0:0 write:2:8192:1:4096 flush:0:0:0:0 discard:0:0:0:0 " \

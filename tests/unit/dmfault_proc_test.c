@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/dmfault.h"
+#include "base/base.h"
 #include "ktap.h"
 
 static double now(void)

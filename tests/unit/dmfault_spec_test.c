@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/dmfault.h"
+#include "base/base.h"
 #include "ktap.h"
 
 static void test_sizes(void)

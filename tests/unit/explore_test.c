@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/dmfault.h"
+#include "crash/crash.h"
 #include "ktap.h"
 
 static const struct dft_explore_cfg dflt = {

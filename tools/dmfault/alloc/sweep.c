@@ -2,7 +2,7 @@
 /*
  * dmfault: the fail-nth sweep of run --nth-sweep and hunt.  Step N runs
  * the command with its Nth allocation failed (dft_run_once() in
- * cmd_alloc.c), until a step runs with no fault, a sanity probe finds
+ * step.c), until a step runs with no fault, a sanity probe finds
  * lasting damage, or --max-steps.
  */
 #include <dirent.h>
@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/dmfault.h"
+#include "alloc/alloc.h"
 
 /*
  * The sweep's sanity probe, run before step 1 and after every step: a step

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/dmfault.h"
+#include "hunt/hunt.h"
 
 #define DFT_HUNT_ARGS		32	/* words of a step */
 #define DFT_HUNT_LINE		1024	/* a step or knobs line with its variables */
@@ -445,8 +445,7 @@ static int dft_hunt_path_opts(const struct dft_hunt *h, const struct dft_hunt_pa
  * step, post and teardown lines (the teardown's even if the setup failed
  * half-way, to undo that half).
  */
-static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
-			  struct dft_hunt_path_result *res)
+static void dft_hunt_path(struct dft_hunt *h, struct dft_hunt_path_result *res)
 {
 	const struct dft_hunt_path *p = res->p;
 	char knobs[DFT_HUNT_LINE], cmdline[DFT_HUNT_LINE], *argv[DFT_HUNT_ARGS + 1];
@@ -474,7 +473,7 @@ static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
 		po.sweep = &res->sw;
 		if (probe)
 			setenv("DMFAULT_PROBE_FILES", probe, 1);
-		dft_cmd_run(cmd, &po, 0, NULL);
+		dft_alloc_run(&po);
 		if (probe && old)
 			setenv("DMFAULT_PROBE_FILES", old, 1);
 		else if (probe)
@@ -666,10 +665,10 @@ DFT_HANDLER(dft_cmd_hunt)
 	if (!r && !o->json)
 		dft_hunt_row(NULL);
 	for (i = 0; !r && i < h.nr_res; i++) {
-		dft_hunt_path(cmd, &h, &h.res[i]);
+		dft_hunt_path(&h, &h.res[i]);
 		if (!o->json)
 			dft_hunt_row(&h.res[i]);
-		/* interrupted, or an error of ours (dft_cmd_run said which) */
+		/* interrupted, or an error of ours (dft_alloc_run said which) */
 		if (h.res[i].sw.end == DFT_SWEEP_STOPPED ||
 		    (h.res[i].sw.end == DFT_SWEEP_ERROR && !*h.res[i].skipped)) {
 			h.nr_res = i + 1;
