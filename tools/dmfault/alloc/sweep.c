@@ -19,7 +19,7 @@
 /*
  * The sweep's sanity probe, run before step 1 and after every step: a step
  * can leave the system broken without an oops (a failed TCLUNK allocation
- * leaves the 9p root answering EINVAL).  It opens and reads the
+ * leaves a 9p mount answering EINVAL for good).  It opens and reads the
  * command's executable, our own and the files in $DMFAULT_PROBE_FILES
  * (colon-separated), execs ourselves ("version", which loads our shared
  * libraries from the root), and compares our open fds with the start: a
