@@ -28,7 +28,7 @@ while (($#)); do
 	shift
 done
 
-for f in tools/kshim/dmf/kernel.h tools/kshim/kernel-shim.c; do
+for f in tools/kshim/dmf/kernel.h tools/kshim/kernel-shim.c tools/kshim/test-hooks.c; do
 	[[ -f $f ]] || { echo "engine.sh: $f missing: the userspace shim is not there yet" >&2; exit 1; }
 done
 command -v valgrind >/dev/null || { echo "engine.sh: valgrind not installed (scripts/deps.sh bench)" >&2; exit 1; }
@@ -39,7 +39,7 @@ mkdir -p "$out"
 # Without the unit tests' race-window hook in atomic64_read(), which the
 # kernel does not have.
 gcc -O2 -g -Wall -DSHIM_NO_RACE_WINDOW -DSHIM_ONE_CPU -I tools/kshim -I include -o "$out/engine" \
-	bench/engine.c lib/dmf-engine.c tools/kshim/kernel-shim.c -lpthread
+	bench/engine.c lib/dmf-engine.c tools/kshim/kernel-shim.c tools/kshim/test-hooks.c -lpthread
 
 # ir FILE: total collected Ir; self FILE: Ir of the engine's own functions.
 ir() { sed -n 's/^totals: *//p' "$1"; }

@@ -6,6 +6,8 @@
 #   - a full build per kernel with W=1 and C=1 (sparse)
 #   - calls between the files of a module go one way: no file calls a
 #     file that calls it, directly or round a loop (tsort on nm's edges)
+#   - the same for tools/dmfault, between its object files and between its
+#     folders (tools/dmfault/README: main.c on top, base/ at the bottom)
 # Any finding fails the run.
 #
 # usage: scripts/lint.sh KVER...
@@ -41,24 +43,57 @@ for f in $files; do
 	fi
 done
 
-# one_way OBJ...: the edges "caller callee" between the objects; a loop fails
-one_way() {
-	local edges loop
+# calls DIR OBJ...: the edges "caller callee" between the objects, named by
+# their path below DIR
+calls() {
+	local dir=$1
 
-	edges=$({ nm -A --defined-only "$@" | awk '$2 ~ /^[TDBR]$/ {print "D", $1, $3}'
-		  nm -A -u "$@" | awk '{print "U", $1, $3}'; } |
-		awk '{sub(/:.*/, "", $2); sub(/.*\//, "", $2)}
-		     $1 == "D" {def[$3] = $2; next}
-		     {use[$2 " " $3] = 1}
-		     END {for (k in use) {split(k, a, " ");
-			  if ((a[2] in def) && def[a[2]] != a[1]) print a[1], def[a[2]]}}' | sort -u)
-	loop=$(printf '%s\n' "$edges" | tsort 2>&1 >/dev/null | grep -v 'input contains a loop' |
+	shift
+	{ nm -A --defined-only "$@" | awk '$2 ~ /^[TDBR]$/ {print "D", $1, $3}'
+	  nm -A -u "$@" | awk '{print "U", $1, $3}'; } |
+	awk -v dir="$dir/" '{sub(/:[^:]*$/, "", $2)
+			     if (index($2, dir) == 1) $2 = substr($2, length(dir) + 1)}
+	     $1 == "D" {def[$3] = $2; next}
+	     {use[$2 " " $3] = 1}
+	     END {for (k in use) {split(k, a, " ");
+		  if ((a[2] in def) && def[a[2]] != a[1]) print a[1], def[a[2]]}}' | sort -u
+}
+
+# one_way WHAT: the edges on stdin; a loop fails (run in this shell, not in a
+# pipeline, so that it counts)
+one_way() {
+	local loop
+
+	loop=$(tsort 2>&1 >/dev/null | grep -v 'input contains a loop' |
 		sed 's/^tsort: //' | paste -sd' ')
 	if [ -n "$loop" ]; then
-		echo "lint: calls between these files go both ways: $loop"
+		echo "lint: calls between these $1 go both ways: $loop"
 		problems=$((problems + 1))
 	fi
 }
+
+# folders: object edges on stdin to edges between their folders
+# ("main" for the top)
+folders() {
+	awk '{a = $1; b = $2
+	      if (!sub(/\/.*/, "", a)) a = "main"
+	      if (!sub(/\/.*/, "", b)) b = "main"
+	      if (a != b) print a, b}' | sort -u
+}
+
+# tools/dmfault, built as make builds it
+echo "# calls one way between the files and the folders of tools/dmfault"
+tool=$top/tools/dmfault
+out=$(make -s -C "$tool" dmfault 2>&1)
+if [ -n "$out" ]; then
+	echo "$out"
+	problems=$((problems + 1))
+else
+	tool_edges=$(calls "$tool" $(make -s -C "$tool" --no-print-directory objects |
+				     tr ' ' '\n' | sed "s|^|$tool/|"))
+	one_way "files of tools/dmfault" <<<"$tool_edges"
+	one_way "folders of tools/dmfault" < <(folders <<<"$tool_edges")
+fi
 
 for k in "$@"; do
 	s=$top/build/lint-$k
@@ -73,8 +108,8 @@ for k in "$@"; do
 		problems=$((problems + 1))
 	fi
 	echo "# calls one way between the files of each module ($k)"
-	one_way "$s"/drivers/md/dm-fault*.o
-	one_way "$s"/mm/dmf-alloc*.o
+	one_way "files of dm-fault.ko" < <(calls "$s/drivers/md" "$s"/drivers/md/dm-fault*.o)
+	one_way "files of dmf_alloc.ko" < <(calls "$s/mm" "$s"/mm/dmf-alloc*.o)
 	rm -rf "$s"
 done
 

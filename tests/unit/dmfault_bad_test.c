@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host unit tests for dmfault badblocks (tools/dmfault/badfile.c, msg.c and
+ * Host unit tests for dmfault badblocks (tools/dmfault/dev/badfile.c, base/msg.c and
  * the bad word of parse.c): a list as badblocks(8) writes it read and
  * refused line by line, blocks merged into sector ranges, ranges packed
  * into "bad add" messages that the target's own parser takes, and the
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "dev/dev.h"
 #include "ktap.h"
 
 /* Read @text as a list of a device of @nr_blocks blocks. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host unit tests for dmfault hunt's pure parts (tools/dmfault/hunt.c): the
- * catalogue's file syntax and its strict errors, the catalogue shipped with
+ * Host unit tests for dmfault hunt's pure parts (tools/dmfault/hunt/hunt.c
+ * and alloc/chain.c): the catalogue's file syntax and its strict errors, the catalogue shipped with
  * the tool, the $DMF_ENV lines and variables of a path, the call chain of an injected fault read
  * from the hook's log lines, and findings deduplicated by that chain.
  * KTAP output.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "hunt/hunt.h"
 #include "ktap.h"
 
 /* The lines dmf_alloc logs for one fault at verbose 2 (6.12). */
@@ -203,7 +203,7 @@ static void test_catalog_file(void)
 	unsigned int i, j;
 	char err[512];
 
-	ktap_check(!dft_hunt_catalog_read(&c, DFT_TOOL_DIR "/hunt.catalog", err, sizeof(err)),
+	ktap_check(!dft_hunt_catalog_read(&c, DFT_TOOL_DIR "/hunt/hunt.catalog", err, sizeof(err)),
 		   "hunt.catalog parses (%s)", err);
 	ktap_check(c.nr >= 20, "hunt.catalog: %u paths", c.nr);
 	for (i = 0; i < ARRAY_SIZE(want); i++) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host unit tests for dmfault's parsers (tools/dmfault/parse.c, json.c): the
+ * Host unit tests for dmfault's parsers (tools/dmfault/base/parse.c, json.c): the
  * fault target's INFO and TABLE status, the log and rule list replies,
  * kernel log records and debugfs counters, well-formed and malformed (every
  * malformed input must give an error, never a crash: run under ASan/UBSan).
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "base/base.h"
 #include "ktap.h"
 
 #define INFO_OPS "6 read:1:4096:0:0 write:2:8192:1:4096 flush:0:0:0:0 discard:0:0:0:0 " \

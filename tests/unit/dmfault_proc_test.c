@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host unit tests for the tool's children (tools/dmfault/proc.c): one
+ * Host unit tests for the tool's children (tools/dmfault/base/proc.c): one
  * held in its exec-stop or before its exec runs or is aborted as told, a
  * failed exec gives its errno; a child that ends in time gives its status;
  * one past the deadline is killed with everything it started, and the
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "base/base.h"
 #include "ktap.h"
 
 static double now(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host unit tests for dmfault's option-to-table builder (tools/dmfault/spec.c)
+ * Host unit tests for dmfault's option-to-table builder (tools/dmfault/base/spec.c)
  * and its window on the target's parser (rule.c): sizes, readable rule
  * specs translated and then checked by the target's parser, the word named
  * on a refusal, and the table line.  KTAP output.  That the tool and the
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "base/base.h"
 #include "ktap.h"
 
 static void test_sizes(void)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Host unit tests for crashtest's crash-state explorer
- * (tools/dmfault/record.c and explore.c): reading "record list" replies,
+ * (tools/dmfault/crash/record.c and explore.c): reading "record list" replies,
  * epochs, durability and marks, the states of an epoch (prefixes, omit-one,
  * every subset or samples, torn writes) with dedupe and the cap, state
  * specs read by the target's own parser, and delta debugging with a fake
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "crash/crash.h"
 #include "ktap.h"
 
 static const struct dft_explore_cfg dflt = {

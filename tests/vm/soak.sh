@@ -506,7 +506,8 @@ if [ "$HUNT_STEPS" -gt 0 ] && [ -d /sys/kernel/debug/dm-fault ]; then
 	}' > $H/catalog
 	npaths=$(grep -c '^\[' $H/catalog)
 	kmsg_mark
-	out=$(dmfault hunt --catalog $H/catalog --dir $H/scratch --max-steps "$HUNT_STEPS" 2>&1)
+	out=$(dmfault hunt "${HUNT_VM[@]}" --catalog $H/catalog --dir $H/scratch \
+		--max-steps "$HUNT_STEPS" 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
 	for p in $(sed -n 's/^\[\(.*\)\]$/\1/p' $H/catalog); do

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dmfault: drive the dm-fault device-mapper target and the dm-fault
- * allocator hooks.
+ * allocator hooks.  This file only dispatches; each command's handler is
+ * in the folder of its concern (README: dev/, alloc/, crash/, hunt/, all
+ * on base/).
  *
  * Every command is one row of dft_cmds[]: its name (one or two words), the
  * arguments it takes, the options it accepts, its handler and a line of
@@ -16,7 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "alloc/alloc.h"
+#include "crash/crash.h"
+#include "dev/dev.h"
+#include "hunt/hunt.h"
 
 /* How an option is stored in struct dft_opts. */
 enum dft_opt_kind {
@@ -237,95 +242,6 @@ static const struct dft_cmd dft_cmds[] = {
 	{ "version", "", 0, 0, dft_cmd_version,
 	  "show the version", NULL, 0 },
 };
-
-static const char *dft_prog = "dmfault";
-
-bool dft_tty(FILE *f)
-{
-	return isatty(fileno(f));
-}
-
-int dft_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", dft_prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return DFT_EXIT_FAIL;
-}
-
-int dft_usage_err(const struct dft_cmd *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: %s%s", dft_prog, cmd ? cmd->name : "", cmd ? ": " : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fprintf(stderr, "Try '%s %s%s--help'.\n", dft_prog, cmd ? cmd->name : "",
-		cmd ? " " : "");
-	return DFT_EXIT_USAGE;
-}
-
-void dft_info(const struct dft_opts *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!o->verbose)
-		return;
-	fprintf(stderr, "%s: ", dft_prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-/* Report a failure about device @name from its -errno; returns the exit status. */
-int dft_dev_err(const char *name, int r)
-{
-	switch (-r) {
-	case ENXIO:
-	case ENODEV:
-		if (r == -ENODEV && !name)
-			return dft_err("device-mapper is not available in this kernel");
-		return dft_err("%s: no such device", name);
-	case DFT_ENOTFAULT:
-		return dft_err("%s: not a fault device", name);
-	case DFT_ENOMODULE:
-		return dft_err("dm-fault module not loaded: the kernel has no '%s' target (modprobe dm-fault)",
-			       DFT_TARGET);
-	case EACCES:
-	case EPERM:
-		return dft_err("%s: permission denied (device-mapper needs root)",
-			       name ? name : "device-mapper");
-	case EBUSY:
-		return dft_err("%s: device is busy (in use)", name);
-	case EEXIST:
-		return dft_err("%s: a device of that name already exists", name);
-	default:
-		return dft_err("%s: %s", name ? name : "device-mapper", strerror(-r));
-	}
-}
-
-void dft_human_size(uint64_t bytes, char *buf, size_t len)
-{
-	static const char units[] = "BKMGTPE";
-	double v = bytes;
-	int u = 0;
-
-	while (v >= 1024 && u < 6) {
-		v /= 1024;
-		u++;
-	}
-	if (!u)
-		snprintf(buf, len, "%llu", (unsigned long long)bytes);
-	else
-		snprintf(buf, len, v < 10 ? "%.1f%c" : "%.0f%c", v, units[u]);
-}
 
 static const struct dft_opt *dft_find_opt(const char *name, char short_name)
 {
@@ -700,37 +616,6 @@ static int dft_add_str(char ***arr, unsigned int *nr, const char *s)
 		return -ENOMEM;
 	(*nr)++;
 	return 0;
-}
-
-static int dft_add_set(struct dft_opts *o, const char *key, const char *val,
-		       const char *as_given)
-{
-	struct dft_kv *p = realloc(o->set, (o->nr_set + 1) * sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	o->set = p;
-	p[o->nr_set].key = key;
-	p[o->nr_set].val = val;
-	p[o->nr_set].as_given = as_given;
-	o->nr_set++;
-	return 0;
-}
-
-/* KNOB=VALUE -> a knob setting; the strings stay in argv. */
-int dft_parse_setting(struct dft_opts *o, char *arg)
-{
-	char *eq = strchr(arg, '=');
-	char *as_given = strdup(arg);
-
-	if (!as_given)
-		return -ENOMEM;
-	if (!eq || eq == arg || strchr(arg, '/')) {
-		free(as_given);
-		return -EINVAL;
-	}
-	*eq = '\0';
-	return dft_add_set(o, arg, eq + 1, as_given);
 }
 
 /* --error SPEC and the other actions: a readable rule, checked and kept. */

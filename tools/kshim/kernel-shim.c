@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The out-of-line half of tools/kshim/dmf/kernel.h: kstrtox, printk,
- * ratelimit, RCU, per-CPU and slab allocation with a failure budget, the
- * fake stack trace, random numbers.  Shared state lives here so that the
- * code under test and the test see the same hooks.
+ * ratelimit, RCU, per-CPU and slab allocation, random numbers.  What the
+ * tests steer or count (shim-hooks.h) is in test-hooks.c, which the unit
+ * tests, fuzzers and benchmarks link; the shipped tools/dmfault builds with
+ * SHIM_NO_TEST_HOOKS and links this file alone.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dmf/kernel.h>
 #include <dmf/dm.h>
+#include "shim-hooks.h"
 
-#include <sched.h>
 #include <stdarg.h>
 #include <sys/random.h>
 #include <time.h>
@@ -32,19 +33,6 @@
 #define shim_poison(p, n)	((void)(p), (void)(n))
 #define shim_unpoison(p, n)	((void)(p), (void)(n))
 #endif
-
-unsigned long shim_printk_count, shim_dump_stack_count, shim_warnings;
-bool shim_quiet;
-char shim_printk_last[256];
-unsigned long shim_jiffies_offset;
-unsigned int shim_race_delay;
-unsigned int shim_stack_calls, shim_stack_last_size, shim_stack_last_skip;
-
-static long shim_alloc_budget = -1;
-static long shim_live, shim_failed;
-static unsigned long shim_stack[SHIM_STACK_MAX];
-static unsigned int shim_stack_len;
-static pthread_mutex_t shim_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* lib/kstrtox.c, line for line where it matters. */
 #define KSTRTOX_OVERFLOW	(1U << 31)
@@ -341,7 +329,7 @@ int dm_read_arg_group(const struct dm_arg *arg, struct dm_arg_set *arg_set,
 
 int printk(const char *fmt, ...)
 {
-	char line[sizeof(shim_printk_last)];
+	char line[256];
 	const char *text;
 	va_list ap;
 	int n;
@@ -350,23 +338,19 @@ int printk(const char *fmt, ...)
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	text = line[0] == '<' && line[1] && line[2] == '>' ? line + 3 : line;
-	pthread_mutex_lock(&shim_lock);
-	shim_printk_count++;
-	snprintf(shim_printk_last, sizeof(shim_printk_last), "%s", text);
-	pthread_mutex_unlock(&shim_lock);
-	if (!shim_quiet)
+	if (shim_printk_seen(text))
 		fprintf(stderr, "[kernel] %s", text);
 	return n;
 }
 
 void dump_stack(void)
 {
-	__atomic_add_fetch(&shim_dump_stack_count, 1, __ATOMIC_RELAXED);
+	shim_dump_stack_seen();
 }
 
 void shim_warn(const char *file, int line, const char *cond)
 {
-	__atomic_add_fetch(&shim_warnings, 1, __ATOMIC_RELAXED);
+	shim_warn_seen();
 	fprintf(stderr, "[kernel] WARNING: %s:%d: %s\n", file, line, cond);
 }
 
@@ -393,8 +377,7 @@ unsigned long shim_jiffies(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000UL + ts.tv_nsec / 1000000 +
-	       __atomic_load_n(&shim_jiffies_offset, __ATOMIC_RELAXED);
+	return ts.tv_sec * 1000UL + ts.tv_nsec / 1000000 + shim_clock_offset();
 }
 
 void ratelimit_state_init(struct ratelimit_state *rs, int interval, int burst)
@@ -417,7 +400,7 @@ int ___ratelimit(struct ratelimit_state *rs, const char *func)
 	if (!rs->begin)
 		rs->begin = now;
 	if ((long)(rs->begin + rs->interval - now) < 0) {
-		if (rs->missed && !shim_quiet)
+		if (rs->missed && !shim_is_quiet())
 			fprintf(stderr, "[kernel] %s: %d callbacks suppressed\n",
 				func, rs->missed);
 		rs->begin = now;
@@ -487,56 +470,6 @@ void synchronize_rcu(void)
 		abort();
 }
 
-void shim_race_window(void)
-{
-	static __thread u64 x = 0x9e3779b97f4a7c15ULL;
-	unsigned int n;
-
-	if (x == 0x9e3779b97f4a7c15ULL)
-		x ^= (uintptr_t)&x;	/* a different sequence per thread */
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	if (!(x & 255)) {
-		sched_yield();
-		return;
-	}
-	for (n = x % (shim_race_delay + 1); n; n--)
-		__asm__ __volatile__("" ::: "memory");
-}
-
-void shim_fail_alloc_after(long n)
-{
-	__atomic_store_n(&shim_alloc_budget, n, __ATOMIC_SEQ_CST);
-}
-
-long shim_allocs_live(void)
-{
-	return __atomic_load_n(&shim_live, __ATOMIC_SEQ_CST);
-}
-
-long shim_allocs_failed(void)
-{
-	return __atomic_load_n(&shim_failed, __ATOMIC_SEQ_CST);
-}
-
-/* Take one allocation from the budget: false when this one must fail. */
-static bool shim_alloc_allowed(void)
-{
-	long b = __atomic_load_n(&shim_alloc_budget, __ATOMIC_SEQ_CST);
-
-	do {
-		if (b < 0)
-			return true;
-		if (b == 0) {
-			__atomic_add_fetch(&shim_failed, 1, __ATOMIC_SEQ_CST);
-			return false;
-		}
-	} while (!__atomic_compare_exchange_n(&shim_alloc_budget, &b, b - 1, false,
-					      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-	return true;
-}
-
 void *shim_alloc_percpu(size_t size, size_t align)
 {
 	char *p;
@@ -554,7 +487,7 @@ void *shim_alloc_percpu(size_t size, size_t align)
 	memset(p, 0, SHIM_NR_CPUS * SHIM_PCPU_UNIT);
 	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++)
 		shim_poison(p + cpu * SHIM_PCPU_UNIT + size, SHIM_PCPU_UNIT - size);
-	__atomic_add_fetch(&shim_live, 1, __ATOMIC_SEQ_CST);
+	shim_alloc_count(1);
 	return p;
 }
 
@@ -563,18 +496,11 @@ void free_percpu(void *ptr)
 	if (!ptr)
 		return;
 	shim_unpoison(ptr, SHIM_NR_CPUS * SHIM_PCPU_UNIT);
-	__atomic_sub_fetch(&shim_live, 1, __ATOMIC_SEQ_CST);
+	shim_alloc_count(-1);
 	free(ptr);
 }
 
 __thread int shim_cpu;
-
-void shim_set_cpu(int cpu)
-{
-	if (cpu < 0 || cpu >= SHIM_NR_CPUS)
-		abort();
-	shim_cpu = cpu;
-}
 
 void *kmalloc(size_t size, gfp_t gfp)
 {
@@ -585,7 +511,7 @@ void *kmalloc(size_t size, gfp_t gfp)
 		return NULL;
 	p = malloc(size ? size : 1);
 	if (p)
-		__atomic_add_fetch(&shim_live, 1, __ATOMIC_SEQ_CST);
+		shim_alloc_count(1);
 	return p;
 }
 
@@ -623,32 +549,6 @@ void kfree(const void *ptr)
 {
 	if (!ptr)
 		return;
-	__atomic_sub_fetch(&shim_live, 1, __ATOMIC_SEQ_CST);
+	shim_alloc_count(-1);
 	free((void *)ptr);
-}
-
-void shim_set_stack(const unsigned long *entries, unsigned int n)
-{
-	if (n > SHIM_STACK_MAX)
-		abort();
-	pthread_mutex_lock(&shim_lock);
-	if (n)
-		memcpy(shim_stack, entries, n * sizeof(*entries));
-	shim_stack_len = n;
-	pthread_mutex_unlock(&shim_lock);
-}
-
-unsigned int stack_trace_save(unsigned long *store, unsigned int size, unsigned int skipnr)
-{
-	unsigned int n;
-
-	pthread_mutex_lock(&shim_lock);
-	shim_stack_calls++;
-	shim_stack_last_size = size;
-	shim_stack_last_skip = skipnr;
-	n = shim_stack_len < size ? shim_stack_len : size;
-	if (n)
-		memcpy(store, shim_stack, n * sizeof(*store));
-	pthread_mutex_unlock(&shim_lock);
-	return n;
 }

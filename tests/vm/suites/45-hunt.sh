@@ -53,7 +53,7 @@ knobs() {	# the knobs hunt sets, both hooks
 }
 before=$(knobs)
 
-out=$(dmfault hunt $C --max-steps 40 2>&1)
+out=$(dmfault hunt "${HUNT_VM[@]}" $C --max-steps 40 2>&1)
 rc=$?
 expect "hunt exits 1 when it has findings" 1 $rc
 row() {	# row PATH: "END FINDINGS" of PATH's table row
@@ -80,7 +80,7 @@ fi
 expect "each finding has the injected call chain through alloc_file_pseudo" 2 \
 	"$(echo "$out" | grep -c '^  chain: .*alloc_file_pseudo')"
 expect "each finding has a reproduce line" 2 \
-	"$(echo "$out" | grep -c "^  reproduce: dmfault hunt --catalog $H/catalog --max-steps 1 plant-")"
+	"$(echo "$out" | grep -c "^  reproduce: dmfault hunt --catalog $H/catalog --set 'reject-module=9p 9pnet' --max-steps 1 plant-")"
 if [[ $out =~ hunt:\ 4\ paths,\ ([0-9]+)\ faulted\ steps,\ ([0-9]+)\ faults\ injected,\ 2\ findings ]] &&
 	[ "${BASH_REMATCH[1]}" -ge 4 ]; then
 	ok "summary line: 4 paths, ${BASH_REMATCH[1]} steps, 2 findings"
@@ -88,7 +88,7 @@ else
 	fail "summary line" "$(echo "$out" | tail -n 1)"
 fi
 
-dmfault hunt $C --json --max-steps 40 > $H/json 2> $H/err
+dmfault hunt "${HUNT_VM[@]}" $C --json --max-steps 40 > $H/json 2> $H/err
 rc=$?
 shape=$(python3 - $H/json <<'EOT' 2>&1
 import json, sys
@@ -143,7 +143,7 @@ step = $H/dmf-hunt timerfd
 post = dd if=/dev/mapper/hs of=/dev/null bs=4k count=1 iflag=direct
 teardown = dmsetup message hs 0 release; dmsetup remove --retry hs
 EOT
-out=$(timeout 300 dmfault hunt --catalog $H/catalog-hang --step-timeout 2 --max-steps 10 2>&1)
+out=$(timeout 300 dmfault hunt "${HUNT_VM[@]}" --catalog $H/catalog-hang --step-timeout 2 --max-steps 10 2>&1)
 expect "hunt with hanging steps ends, exit 1 (findings)" 1 $?
 hang=$(echo "$out" | awk '$1 == "hang" {print $2, $5, $6}')
 if [[ $hang =~ ^([1-9][0-9]*)\ broken\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
@@ -182,7 +182,7 @@ if echo "$out" | sed -n '/^finding 1: hang:/,/^  chain:/p' | grep -q '^  fault: 
 else
 	fail "the first hang finding has its fault and call chain" "$out"
 fi
-out=$(timeout 300 dmfault hunt --catalog $H/catalog-stuck --step-timeout 5 --max-steps 10 2>&1)
+out=$(timeout 300 dmfault hunt "${HUNT_VM[@]}" --catalog $H/catalog-stuck --step-timeout 5 --max-steps 10 2>&1)
 expect "stuck: lasting damage at step 1, one finding (exit 1)" "1 1 lasting damage 1" \
 	"$? $(echo "$out" | awk '$1 == "stuck" {print $2, $5, $6, $7}')"
 if [[ $out =~ lasting\ damage:\ the\ post\ line\ hung:\ killed\ after\ 5\ s\ \(--step-timeout\),\ but\ pid\ [0-9]+\ \(dd\)\ is\ not\ dead\ 10\ s\ after\ SIGKILL\ \(stuck\ in\ the\ kernel\)\;\ pid\ [0-9]+\ \(dd\)\ state\ D:\ [a-z_]+ ]]; then
@@ -219,7 +219,7 @@ expect "installed: the tool, its helper, catalogue, man page and completion" \
 	"libexec/dmfault/dmf-hunt sbin/dmfault share/bash-completion/completions/dmfault share/dmfault/hunt.catalog share/man/man8/dmfault.8" \
 	"$(cd $I/usr && find . -type f | sed 's|^\./||' | sort | paste -sd' ')"
 check "a \$TMPDIR and a working directory outside the checkout" mkdir -p $H/tmp $H/cwd
-out=$(cd $H/cwd && TMPDIR=$H/tmp $I/usr/sbin/dmfault hunt -v --max-steps 3 tmpfs ext4 \
+out=$(cd $H/cwd && TMPDIR=$H/tmp $I/usr/sbin/dmfault hunt "${HUNT_VM[@]}" -v --max-steps 3 tmpfs ext4 \
 	2> $H/err)
 rc=$?
 rows=$(echo "$out" | awk '$1 == "tmpfs" || $1 == "ext4" {print $1, $2, $5, $6, $7}' | paste -sd,)
@@ -241,7 +241,7 @@ expect "a catalogue with an unknown key: exit 1, FILE:LINE and the key, nothing 
 	"1 dmfault: hunt: $H/bad.catalog:3: unknown key 'stpe' (setup, step, post, teardown or knobs) " \
 	"$? $out $(ls $H/tmp)"
 printf '[a]\nsetup = echo 1X=y >> $DMF_ENV\nstep = $DMF_HUNT timerfd\n' > $H/env.catalog
-out=$(cd $H/cwd && $I/usr/sbin/dmfault hunt --catalog $H/env.catalog --dir $H/mine 2>&1)
+out=$(cd $H/cwd && $I/usr/sbin/dmfault hunt "${HUNT_VM[@]}" --catalog $H/env.catalog --dir $H/mine 2>&1)
 rc=$?
 if [ $rc = 0 ] && [[ $out == *"a: skipped: setup: \$DMF_ENV line 1: '1X=y' is not KEY=VALUE"* ]] &&
 	[ -d $H/mine ]; then
@@ -250,7 +250,7 @@ else
 	fail "a setup's bad \$DMF_ENV line skips its path; --dir is kept" "rc $rc" "$out"
 fi
 if modprobe ts_kmp; then
-	out=$(cd $H/cwd && $I/usr/sbin/dmfault hunt --max-steps 1 module 2>&1)
+	out=$(cd $H/cwd && $I/usr/sbin/dmfault hunt "${HUNT_VM[@]}" --max-steps 1 module 2>&1)
 	expect "module: ts_kmp loaded before the hunt: skipped, and still loaded" \
 		"0 module: skipped: setup failed (status 1): ts_kmp is loaded: not swept yes" \
 		"$? $(echo "$out" | grep '^module: ') $([ -e /sys/module/ts_kmp ] && echo yes)"

@@ -3,16 +3,21 @@
  * Userspace stand-in for include/dmf/kernel.h, in the manner of
  * tools/testing/radix-tree: the engine's source compiles unchanged on the
  * host against these definitions.  Put tools/kshim first on the include
- * path and link tools/kshim/kernel-shim.c.
+ * path and link tools/kshim/kernel-shim.c, and test-hooks.c for the hooks.
  *
  * Atomics, per-CPU counters, RCU and mutexes are real (GCC __atomic
  * builtins, pthreads), so tests may hammer the engine from many threads.
  * Test hooks, all named shim_*, are declared at the end: an allocation
  * failure budget, a fake stack for stack_trace_save(), a fake clock for
  * ratelimits and counters of what the code under test printed.
+ * SHIM_NO_TEST_HOOKS (the shipped tools/dmfault) leaves them all out.
  */
 #ifndef _DMF_KERNEL_H
 #define _DMF_KERNEL_H
+
+#ifdef SHIM_NO_TEST_HOOKS
+#define SHIM_NO_RACE_WINDOW
+#endif
 
 #include <errno.h>
 #include <limits.h>
@@ -330,9 +335,11 @@ static inline bool atomic_dec_and_test(atomic_t *v)
 	return atomic_add_return(-1, v) == 0;
 }
 
+#ifndef SHIM_NO_RACE_WINDOW
 /* Test hook: widen the window between reading a value and acting on it. */
 extern unsigned int shim_race_delay;
 void shim_race_window(void);
+#endif
 
 static inline s64 atomic64_read(const atomic64_t *v)
 {
@@ -480,8 +487,10 @@ void *kcalloc(size_t n, size_t size, gfp_t gfp);
 char *kstrdup(const char *s, gfp_t gfp);
 void kfree(const void *ptr);
 
+#ifndef SHIM_NO_TEST_HOOKS
 /* <linux/stacktrace.h>: returns the fake stack set with shim_set_stack(). */
 unsigned int stack_trace_save(unsigned long *store, unsigned int size, unsigned int skipnr);
+#endif
 
 /* <linux/preempt.h>, <linux/sched.h> */
 #define in_task()	1
@@ -496,6 +505,7 @@ unsigned int stack_trace_save(unsigned long *store, unsigned int size, unsigned 
 #define module_init(fn)		extern int shim_module_info
 #define module_exit(fn)		extern int shim_module_info
 
+#ifndef SHIM_NO_TEST_HOOKS
 /* Test hooks. */
 
 /*
@@ -528,5 +538,6 @@ extern char shim_printk_last[256];
 
 /* Added to jiffies: lets a test step past a ratelimit interval. */
 extern unsigned long shim_jiffies_offset;
+#endif /* SHIM_NO_TEST_HOOKS */
 
 #endif /* _DMF_KERNEL_H */

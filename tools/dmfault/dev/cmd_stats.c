@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dmfault.h"
+#include "dev/dev.h"
 
 /* One device's counters at one moment. */
 struct dft_sample {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "base/base.h"
 
 #define DFT_MAX_PARSED_RULES	65536
 #define DFT_MAX_PARSED_OPS	64

@@ -9,7 +9,8 @@
  *
  * The catalogue and the helper dmf-hunt are found beside the tool: in
  * PREFIX/share/dmfault and PREFIX/libexec/dmfault when it runs from
- * PREFIX/sbin, else in its own directory (the build tree).  A path's lines
+ * PREFIX/sbin, else in the build tree: hunt/hunt.catalog and dmf-hunt under
+ * its own directory.  A path's lines
  * run with DMF_DIR (the scratch directory), DMF_HUNT (the helper) and
  * DMF_ENV (a file where the setup leaves KEY=VALUE lines, which the tool
  * puts in the environment of the path's other lines) set.
@@ -23,22 +24,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "hunt/hunt.h"
 
 #define DFT_HUNT_ARGS		32	/* words of a step */
 #define DFT_HUNT_LINE		1024	/* a step or knobs line with its variables */
 #define DFT_HUNT_ENV_MAX	16	/* KEY=VALUE lines a setup may leave */
 
 /*
- * Knobs of every path: the chain of each fault in the log, every one; the
- * 9p client out of scope: a failed clunk breaks a 9p mount for good, a
- * known kernel bug that every path would find again (the "What it found"
- * section of Documentation/fault-injection/dm-fault-allocators.rst).
+ * Knobs of every path: the chain of each fault in the log, every one.
+ * Nothing is kept out of the sweep here; --set reject-module=... does that
+ * where a machine cannot lose a module, e.g. the 9p client under a root on
+ * 9p: a failed clunk breaks a 9p mount for good, a known kernel bug that
+ * every path would find again (the "What it found" section of
+ * Documentation/fault-injection/dm-fault-allocators.rst).
  */
 static const struct dft_kv dft_hunt_defaults[] = {
 	{ "verbose", "2", NULL },
 	{ "verbose_ratelimit_interval_ms", "0", NULL },
-	{ "reject-module", "9p 9pnet", NULL },
 };
 
 struct dft_hunt_path_result {
@@ -109,7 +111,7 @@ static int dft_hunt_files(struct dft_hunt *h)
 	if (h->o->hunt_catalog) {
 		snprintf(file, sizeof(file), "%s", h->o->hunt_catalog);
 	} else {
-		r = dft_hunt_beside("share/dmfault/hunt.catalog", "hunt.catalog", R_OK, file, alt,
+		r = dft_hunt_beside("share/dmfault/hunt.catalog", "hunt/hunt.catalog", R_OK, file, alt,
 				    sizeof(file));
 		if (r == -ENOENT)
 			return dft_err("hunt: no catalogue: neither %s nor %s is there",
@@ -444,8 +446,7 @@ static int dft_hunt_path_opts(const struct dft_hunt *h, const struct dft_hunt_pa
  * step, post and teardown lines (the teardown's even if the setup failed
  * half-way, to undo that half).
  */
-static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
-			  struct dft_hunt_path_result *res)
+static void dft_hunt_path(struct dft_hunt *h, struct dft_hunt_path_result *res)
 {
 	const struct dft_hunt_path *p = res->p;
 	char knobs[DFT_HUNT_LINE], cmdline[DFT_HUNT_LINE], *argv[DFT_HUNT_ARGS + 1];
@@ -473,7 +474,7 @@ static void dft_hunt_path(const struct dft_cmd *cmd, struct dft_hunt *h,
 		po.sweep = &res->sw;
 		if (probe)
 			setenv("DMFAULT_PROBE_FILES", probe, 1);
-		dft_cmd_run(cmd, &po, 0, NULL);
+		dft_alloc_run(&po);
 		if (probe && old)
 			setenv("DMFAULT_PROBE_FILES", old, 1);
 		else if (probe)
@@ -514,9 +515,13 @@ static void dft_hunt_repro(const struct dft_hunt *h, const struct dft_finding *f
 
 	n = snprintf(buf, len, "dmfault hunt%s%s%s%s", cat ? " --catalog " : "", cat ? cat : "",
 		     h->o->slab ? " --slab" : "", h->o->page ? " --page" : "");
-	for (i = 0; i < h->o->nr_set && n < len; i++)
-		n += snprintf(buf + n, len - n, " --set %s=%s", h->o->set[i].key,
-			      h->o->set[i].val);
+	for (i = 0; i < h->o->nr_set && n < len; i++) {
+		/* a value of several words stays one argument */
+		const char *q = strpbrk(h->o->set[i].val, " \t") ? "'" : "";
+
+		n += snprintf(buf + n, len - n, " --set %s%s=%s%s", q, h->o->set[i].key,
+			      h->o->set[i].val, q);
+	}
 	if (n < len && h->o->step_timeout != DFT_STEP_TIMEOUT)
 		n += snprintf(buf + n, len - n, " --step-timeout %u", h->o->step_timeout);
 	if (n < len)
@@ -665,10 +670,10 @@ DFT_HANDLER(dft_cmd_hunt)
 	if (!r && !o->json)
 		dft_hunt_row(NULL);
 	for (i = 0; !r && i < h.nr_res; i++) {
-		dft_hunt_path(cmd, &h, &h.res[i]);
+		dft_hunt_path(&h, &h.res[i]);
 		if (!o->json)
 			dft_hunt_row(&h.res[i]);
-		/* interrupted, or an error of ours (dft_cmd_run said which) */
+		/* interrupted, or an error of ours (dft_alloc_run said which) */
 		if (h.res[i].sw.end == DFT_SWEEP_STOPPED ||
 		    (h.res[i].sw.end == DFT_SWEEP_ERROR && !*h.res[i].skipped)) {
 			h.nr_res = i + 1;

@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "dmfault.h"
+#include "base/base.h"
 
 void dft_json_quote(FILE *f, const char *s)
 {

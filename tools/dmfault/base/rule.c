@@ -6,7 +6,7 @@
  * under it (lib/dmf-engine.c) are compiled unchanged against tools/kshim.
  */
 #include "dm-fault-rule.h"
-#include "rule.h"
+#include "base/rule.h"
 
 /* The word is left empty when the whole rule is at fault. */
 static int dft_rule_fail(struct dft_rule_err *err, const char *text, size_t pos, size_t len,

@@ -15,7 +15,7 @@
 
 #include <libdevmapper.h>
 
-#include "dmfault.h"
+#include "base/base.h"
 
 static int dft_dm_verbose;
 static char dft_dm_err[256];

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "crash/crash.h"
 
 static const char *const dft_state_kind_names[DFT_NR_ST_KINDS] = {
 	[DFT_ST_PREFIX] = "prefix",
@@ -145,7 +145,7 @@ char *dft_spec_lose(const struct dft_record *rec, const struct dft_crash *c, con
  * @s: filled in; dft_spec_free() it, also after a failure
  * @err: on failure, what is wrong
  *
- * The view's words are read by the target's own parser (rule.c), so a spec
+ * The view's words are read by the target's own parser (base/rule.c), so a spec
  * passes here exactly when the "view" message would take it.
  *
  * Return: 0, -EPROTO for a malformed spec, or -ENOMEM.

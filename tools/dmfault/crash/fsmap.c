@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "crash/crash.h"
 
 #define DFT_FSMAP_BLOCKS	16	/* blocks of one write looked at */
 #define DFT_FSMAP_CMD		16384

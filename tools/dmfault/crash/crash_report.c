@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dmfault.h"
+#include "crash/crash.h"
 
 static double dft_ct_seconds(const struct dft_ct *ct)
 {

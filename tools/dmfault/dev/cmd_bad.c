@@ -2,14 +2,14 @@
 /*
  * dmfault badblocks: the bad-block map of a live fault device, through the
  * target's "bad" messages.  Every message is checked with the target's own
- * parser (msg.c) before it is sent; list pages through the map; load reads
+ * parser (base/msg.c) before it is sent; list pages through the map; load reads
  * a list as badblocks(8) writes it (badfile.c) and sends it in batches.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "dev/dev.h"
 
 /* the most bytes of one "bad add" message that load sends */
 #define DFT_BAD_MSG_MAX		65536

@@ -2,7 +2,7 @@
 /*
  * dmfault: the fail-nth sweep of run --nth-sweep and hunt.  Step N runs
  * the command with its Nth allocation failed (dft_run_once() in
- * cmd_alloc.c), until a step runs with no fault, a sanity probe finds
+ * step.c), until a step runs with no fault, a sanity probe finds
  * lasting damage, or --max-steps.
  */
 #include <dirent.h>
@@ -14,12 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "alloc/alloc.h"
 
 /*
  * The sweep's sanity probe, run before step 1 and after every step: a step
  * can leave the system broken without an oops (a failed TCLUNK allocation
- * leaves the 9p root answering EINVAL).  It opens and reads the
+ * leaves a 9p mount answering EINVAL for good).  It opens and reads the
  * command's executable, our own and the files in $DMFAULT_PROBE_FILES
  * (colon-separated), execs ourselves ("version", which loads our shared
  * libraries from the root), and compares our open fds with the start: a

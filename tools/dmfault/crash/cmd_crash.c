@@ -44,8 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dmfault.h"
-#include "rule.h"
+#include "crash/crash.h"
+#include "dev/dev.h"
 
 #define DFT_CT_NAME		"dmfault-crashtest"
 #define DFT_CT_SUBSET_MAX	20	/* 2^20 subsets in an epoch are already too many to check */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "base/base.h"
 
 void dft_buf_add(struct dft_buf *b, const char *fmt, ...)
 {

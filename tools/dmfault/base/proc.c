@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "base/base.h"
 
 #define DFT_TREE_MAX	256
 #define DFT_REAP_MS	10000		/* after SIGKILL */

@@ -6,7 +6,7 @@
  * what the target would refuse, for the same reason.
  */
 #include "dm-fault-args.h"
-#include "rule.h"
+#include "base/rule.h"
 
 /* @msg split at single spaces into a malloc()ed argv over the copy *@copy. */
 static char **dft_msg_words(const char *msg, char **copy, unsigned int *n)

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "crash/crash.h"
 
 /* the most writes crashtest allocates for (24 bytes each) */
 #define DFT_REC_MAX_WRITES	(1ULL << 28)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "dev/dev.h"
 
 void dft_badlist_free(struct dft_badlist *bl)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dmfault.h"
+#include "base/base.h"
 
 /* Open /dev/kmsg positioned after the last record; fd -1 if unavailable. */
 void dft_kmsg_mark(struct dft_kmsg *k)

@@ -2,13 +2,13 @@
 /*
  * dmfault: rules on a live fault device (rule add, remove, enable, disable,
  * replace, list), sent as target messages without suspending the device,
- * and rule check, which asks only the target's parser (rule.c).
+ * and rule check, which asks only the target's parser (base/rule.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmfault.h"
+#include "dev/dev.h"
 
 DFT_HANDLER(dft_cmd_rule_add)
 {
@@ -52,15 +52,6 @@ DFT_HANDLER(dft_cmd_rule_add)
 	}
 	dft_buf_free(&msg);
 	return r;
-}
-
-int dft_check_id(const struct dft_cmd *cmd, const char *id)
-{
-	uint64_t v;
-
-	if (dft_parse_u64(id, &v) || !v || v > UINT32_MAX)
-		return dft_usage_err(cmd, "'%s' is not a rule id (a positive number)", id);
-	return 0;
 }
 
 DFT_HANDLER(dft_cmd_rule_id)
