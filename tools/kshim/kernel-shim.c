@@ -567,6 +567,7 @@ void shim_set_cpu(int cpu)
 	shim_cpu = cpu;
 }
 
+/* As the kernel's kmalloc(): a power-of-two size up to a page is aligned to itself. */
 void *kmalloc(size_t size, gfp_t gfp)
 {
 	void *p;
@@ -574,7 +575,12 @@ void *kmalloc(size_t size, gfp_t gfp)
 	(void)gfp;
 	if (!shim_alloc_allowed())
 		return NULL;
-	p = malloc(size ? size : 1);
+	if (size >= sizeof(void *) && size <= 4096 && !(size & (size - 1))) {
+		if (posix_memalign(&p, size, size))
+			p = NULL;
+	} else {
+		p = malloc(size ? size : 1);
+	}
 	if (p)
 		__atomic_add_fetch(&shim_live, 1, __ATOMIC_SEQ_CST);
 	return p;
