@@ -69,6 +69,26 @@ static int setup_p01(struct dmf_attr *a)
 	return set(a, "p", "0.1%") || set(a, "seed", "1");
 }
 
+static int setup_p1(struct dmf_attr *a)
+{
+	return set(a, "p", "1%") || set(a, "seed", "1");
+}
+
+static int setup_p50(struct dmf_attr *a)
+{
+	return set(a, "p", "50%") || set(a, "seed", "1");
+}
+
+static int setup_p1_percpu(struct dmf_attr *a)
+{
+	return setup_p1(a) || set(a, "streams", "percpu");
+}
+
+static int setup_p50_percpu(struct dmf_attr *a)
+{
+	return setup_p50(a) || set(a, "streams", "percpu");
+}
+
 static int setup_p100_times(struct dmf_attr *a)
 {
 	/* times is claimed but never exhausted within the run */
@@ -95,6 +115,10 @@ static const struct bench_case cases[] = {
 	{ "baseline", "empty function, subtracted from the others", setup_none, 0 },
 	{ "p0", "p=0: early out (no fault configured)", setup_p0, 50 },
 	{ "p0.1%", "p=0.1%, not firing (0.1% of calls fire)", setup_p01, 50 },
+	{ "p1%", "p=1%, the rule's one stream (1% of calls fire)", setup_p1, 0 },
+	{ "p50%", "p=50%, the rule's one stream (half the calls fire)", setup_p50, 0 },
+	{ "p1%-percpu", "p=1%, streams=percpu", setup_p1_percpu, 0 },
+	{ "p50%-percpu", "p=50%, streams=percpu", setup_p50_percpu, 0 },
 	{ "p100%", "p=100%, times unlimited: fires", setup_p100, 0 },
 	{ "p100%-times", "p=100%, times=10^12: fires, claims times", setup_p100_times, 0 },
 	{ "interval", "p=100%, interval=1000: not due (1 in 1000 fires)", setup_interval, 50 },

@@ -9,8 +9,8 @@
  *
  * Compared with lib/fault-inject.c: probability is a fraction finer than a
  * percent and compared against a 64-bit draw (no modulo bias); draws come
- * from a counter-based generator keyed by a seed, one stream a CPU, so runs
- * replay and a decision writes no cache line other CPUs write; times and
+ * from a counter-based generator keyed by a seed, one stream an attribute
+ * (or, as a stated choice, one a CPU), so runs replay; times and
  * space are claimed with atomic operations and never overshoot; filters are
  * applied before interval and probability so those count eligible calls
  * only; every attribute counts what it evaluated and injected.
@@ -33,19 +33,32 @@ static u64 dmf_mix(u64 z)
  * dmf_attr_draw - next 64-bit pseudo-random value of an attribute
  * @a: the attribute
  *
- * Each CPU draws from a stream of its own: the k-th draw on CPU c is a
- * pure function of (seed, c, k).  The position is a per-CPU counter that
- * starts at c << DMF_STREAM_SHIFT, so streams never meet and a draw
- * writes only its CPU's cache line: a rule that many CPUs evaluate and
- * that does not fire costs no shared-line transfer.  Replay follows: the
- * same seed and the same sequence of calls on each CPU give the same
- * draws, e.g. one submitter pinned to a CPU, or each of several pinned
- * to a CPU of its own.
+ * By default the attribute has one stream: the k-th draw, in the order
+ * calls reach the attribute, is a pure function of (seed, k), the
+ * position taken with one atomic increment.  So a single submitter
+ * replays its faults wherever the scheduler runs it, and several replay
+ * as far as their interleaving does; the cost is a cache line that every
+ * CPU drawing writes, and only calls that need a draw touch it (not
+ * probability 0 or 1, nor a call the interval or a filter settled).
+ *
+ * With DMF_STREAMS_PERCPU (streams=percpu) each CPU draws from a stream of
+ * its own: the k-th draw on CPU c is a pure function of (seed, c, k), the
+ * position a per-CPU counter starting at c << DMF_STREAM_SHIFT, so streams
+ * never meet and a draw writes only its CPU's cache line.  Replay then
+ * needs the same sequence of calls on each CPU: a submitter pinned to a
+ * CPU, or several pinned to CPUs of their own; one that moves between
+ * CPUs gets other draws each run.
+ *
+ * Return: the draw.
  */
 u64 dmf_attr_draw(struct dmf_attr *a)
 {
-	u64 n = this_cpu_inc_return(a->stats->draws) - 1;
+	u64 n;
 
+	if (READ_ONCE(a->flags) & DMF_STREAMS_PERCPU)
+		n = this_cpu_inc_return(a->stats->draws) - 1;
+	else
+		n = atomic64_inc_return(&a->stream->pos) - 1;
 	return dmf_mix(a->seed + n * DMF_GOLDEN);
 }
 EXPORT_SYMBOL_GPL(dmf_attr_draw);
@@ -308,7 +321,7 @@ EXPORT_SYMBOL_GPL(dmf_prob_publish);
  * @name: name shown in log lines (kept by reference)
  *
  * Defaults: probability 0, interval 1, times -1 (no limit), space 0, a
- * random seed, verbose 0.  Must be paired with dmf_attr_destroy().
+ * random seed, one stream, verbose 0.  Must be paired with dmf_attr_destroy().
  *
  * Return: 0 or -ENOMEM.
  */
@@ -318,6 +331,11 @@ int dmf_attr_init(struct dmf_attr *a, const char *name)
 	a->stats = alloc_percpu(struct dmf_pcpu_counters);
 	if (!a->stats)
 		return -ENOMEM;
+	a->stream = kzalloc(sizeof(*a->stream), GFP_KERNEL);
+	if (!a->stream) {
+		dmf_attr_destroy(a);
+		return -ENOMEM;
+	}
 	a->name = name;
 	a->interval = 1;
 	a->times = -1;
@@ -334,14 +352,17 @@ void dmf_attr_destroy(struct dmf_attr *a)
 {
 	free_percpu(a->stats);
 	a->stats = NULL;
+	kfree(a->stream);
+	a->stream = NULL;
 }
 EXPORT_SYMBOL_GPL(dmf_attr_destroy);
 
-/* Every CPU's generator back to the first draw of its stream. */
+/* The generator back to the first draw: the shared stream and every CPU's. */
 static void dmf_draws_rewind(struct dmf_attr *a)
 {
 	int cpu;
 
+	atomic64_set(&a->stream->pos, 0);
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu_ptr(a->stats, cpu)->draws, (u64)cpu << DMF_STREAM_SHIFT);
 }
@@ -369,6 +390,31 @@ static int dmf_attr_set_seed(struct dmf_attr *a, u64 seed)
 	dmf_draws_rewind(a);
 	return 0;
 }
+
+static int dmf_attr_set_streams(struct dmf_attr *a, const char *val)
+{
+	unsigned int flags = a->flags & ~DMF_STREAMS_PERCPU;
+
+	if (!strcmp(val, "percpu"))
+		flags |= DMF_STREAMS_PERCPU;
+	else if (strcmp(val, "shared"))
+		return -EINVAL;
+	WRITE_ONCE(a->flags, flags);
+	dmf_draws_rewind(a);
+	return 0;
+}
+
+/**
+ * dmf_attr_streams_name - the value of an attribute's streams key
+ * @a: the attribute
+ *
+ * Return: "percpu" or "shared", as dmf_attr_parse_kv() reads it.
+ */
+const char *dmf_attr_streams_name(const struct dmf_attr *a)
+{
+	return READ_ONCE(a->flags) & DMF_STREAMS_PERCPU ? "percpu" : "shared";
+}
+EXPORT_SYMBOL_GPL(dmf_attr_streams_name);
 
 void dmf_attr_counters(const struct dmf_attr *a, struct dmf_counters *sum)
 {
@@ -574,9 +620,12 @@ static int dmf_parse_s64(const char *val, s64 min, s64 *out)
 /**
  * dmf_attr_parse_kv - set one attribute field from its text form
  * @a: the attribute
- * @key: p (or probability), interval, times, space, seed or verbose
+ * @key: p (or probability), interval, times, space, seed, streams or verbose
  * @val: the value
  *
+ * streams is shared (the default: one stream for the attribute) or percpu
+ * (one a CPU, see dmf_attr_draw()); setting it, as setting the seed,
+ * rewinds the generator.
  * Shared by table arguments, messages and module parameters so that every
  * injector spells a policy the same way.
  *
@@ -618,6 +667,8 @@ int dmf_attr_parse_kv(struct dmf_attr *a, const char *key, const char *val)
 			return -EINVAL;
 		return dmf_attr_set_seed(a, u);
 	}
+	if (!strcmp(key, "streams"))
+		return dmf_attr_set_streams(a, val);
 	if (!strcmp(key, "verbose")) {
 		if (kstrtou64(val, 10, &u) || u > 2)
 			return -EINVAL;
@@ -710,7 +761,8 @@ EXPORT_SYMBOL_GPL(dmf_attr_parse_legacy);
  * @len: size of @buf
  *
  * Prints p and seed always, the other keys when they differ from the
- * defaults; dmf_attr_parse_kv() reads every pair back.
+ * defaults (streams=percpu, not streams=shared); dmf_attr_parse_kv() reads
+ * every pair back.
  *
  * Return: the number of characters written, as scnprintf().
  */
@@ -729,6 +781,8 @@ int dmf_attr_format(const struct dmf_attr *a, char *buf, size_t len)
 		n += scnprintf(buf + n, len - n, ",space=%lld", (long long)a->space);
 	if (a->verbose)
 		n += scnprintf(buf + n, len - n, ",verbose=%u", a->verbose);
+	if (a->flags & DMF_STREAMS_PERCPU)
+		n += scnprintf(buf + n, len - n, ",streams=percpu");
 	n += scnprintf(buf + n, len - n, ",seed=%llu", a->seed);
 	return n;
 }

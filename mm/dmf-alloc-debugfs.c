@@ -107,10 +107,19 @@ static int dmfa_left_show(struct seq_file *m, struct dmfa_hook *h, const struct 
 	return 0;
 }
 
-/* The engine's own parser for times and space (decimal only) and seed (any base). */
+/*
+ * The engine's own parser for times and space (decimal only), seed (any
+ * base) and streams (shared or percpu).
+ */
 static int dmfa_attr_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	return dmf_attr_parse_kv(&h->attr, k->name, val);
+}
+
+static int dmfa_streams_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
+{
+	seq_printf(m, "%s\n", dmf_attr_streams_name(&h->attr));
+	return 0;
 }
 
 static int dmfa_interval_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
@@ -337,6 +346,7 @@ static const struct dmfa_knob dmfa_knobs[] = {
 	DMFA_FIELD_KNOB("times", left, attr, attr.times_left, .arms = true),
 	DMFA_FIELD_KNOB("space", left, attr, attr.space_left),
 	DMFA_FIELD_KNOB("seed", u64, attr, attr.seed),
+	DMFA_FIELD_KNOB("streams", streams, attr, attr.flags),
 	DMFA_PLAIN("verbose", DMFA_BOTH, u32, attr.verbose),
 	DMFA_KNOB("verbose_ratelimit_interval_ms", DMFA_BOTH, rl_interval),
 	DMFA_KNOB("verbose_ratelimit_burst", DMFA_BOTH, rl_burst),

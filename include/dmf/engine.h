@@ -5,13 +5,14 @@
  *
  * An attribute says how often a fault fires (probability, interval, times,
  * space) and keeps its own counters.  Decisions draw from a counter-based
- * generator keyed by a seed, so a seed and a single-threaded call sequence
- * replay the same faults.  The engine decides and counts; it neither
- * fetches a call chain nor logs.  Filters of the injector's own (the
- * allocator hooks' task, cache, gfp and call-chain filters, fail-nth) are
- * applied by the injector first and reported with dmf_count_filtered() or
- * dmf_force_fail(); dmf_stack_allows() is the call-chain test, on a chain
- * the injector collected.  The injector logs a fault it was told to
+ * generator keyed by a seed, one stream an attribute, so a seed and a
+ * single-threaded call sequence replay the same faults on any CPU.  The
+ * engine decides and counts; it neither fetches a call chain nor logs.
+ * Filters of the injector's own (the allocator hooks' task, cache, gfp and
+ * call-chain filters, fail-nth) are applied by the injector first and
+ * reported with dmf_count_filtered() or dmf_force_fail();
+ * dmf_stack_allows() is the call-chain test, on a chain the injector
+ * collected.  The injector logs a fault it was told to
  * inject, with dmf_log_fault() or a line of its own.
  *
  * Names carry a dmf_ prefix so that this builds next to a kernel that has
@@ -66,7 +67,8 @@ struct dmf_counters {
 
 /*
  * Per-CPU: the counters (passed is evaluated - filtered, so a passing call
- * adds nothing) and the generator's position.
+ * adds nothing) and the generator's position on this CPU, used with
+ * DMF_STREAMS_PERCPU.
  */
 struct dmf_pcpu_counters {
 	u64 evaluated;
@@ -78,8 +80,19 @@ struct dmf_pcpu_counters {
 /* CPU c's stream of draws starts at c << DMF_STREAM_SHIFT: 2^48 draws a CPU. */
 #define DMF_STREAM_SHIFT	48
 
+/*
+ * The attribute's one stream: its position, in a cache line of its own
+ * (an allocation of its own, which kmalloc aligns to its power-of-two
+ * size), so that the draws every CPU writes here do not evict the
+ * read-mostly configuration the predicate reads on every call.
+ */
+struct dmf_stream {
+	atomic64_t pos;
+} ____cacheline_aligned_in_smp;
+
 enum dmf_attr_flags {
-	DMF_SEED_SET	= 1 << 0,	/* seed given by the user */
+	DMF_SEED_SET		= 1 << 0,	/* seed given by the user */
+	DMF_STREAMS_PERCPU	= 1 << 1,	/* a stream a CPU (streams=percpu) */
 };
 
 struct dmf_attr {
@@ -97,6 +110,7 @@ struct dmf_attr {
 	atomic64_t times_left;
 	atomic64_t space_left;
 	atomic64_t count;	/* interval counter */
+	struct dmf_stream *stream;
 	struct dmf_pcpu_counters __percpu *stats;
 	struct ratelimit_state rs;	/* for the injector's log */
 };
@@ -151,6 +165,7 @@ static inline bool dmf_should_fail(struct dmf_attr *a, u64 size)
 }
 
 u64 dmf_attr_draw(struct dmf_attr *a);
+const char *dmf_attr_streams_name(const struct dmf_attr *a);
 void dmf_attr_counters(const struct dmf_attr *a, struct dmf_counters *sum);
 void dmf_attr_clear_counters(struct dmf_attr *a);
 

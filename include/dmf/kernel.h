@@ -8,6 +8,7 @@
 #define _DMF_KERNEL_H
 
 #include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/gcd.h>

@@ -304,6 +304,7 @@ static inline void dmf_ref_snap(const struct dmf_attr *a, struct dmf_ref_snap *s
 	s->times_left = atomic64_read(&a->times_left);
 	s->space_left = atomic64_read(&a->space_left);
 	s->count = atomic64_read(&a->count);
+	s->draws = atomic64_read(&a->stream->pos);
 	for_each_possible_cpu(cpu)	/* every CPU's generator position */
 		s->draws += per_cpu_ptr(a->stats, cpu)->draws;
 	s->flags = a->flags;
@@ -321,7 +322,7 @@ static inline bool dmf_ref_unchanged(const struct dmf_attr *a, const struct dmf_
 /*
  * Feed dmf_attr_format(@a) back through dmf_attr_parse_kv() into @b, which
  * must then have @a's configuration: probability, interval, times, space,
- * verbose and seed.
+ * verbose, streams and seed.
  */
 static inline bool dmf_ref_attr_roundtrip(const struct dmf_attr *a, struct dmf_attr *b,
 					  char *why, size_t len)
@@ -349,7 +350,8 @@ static inline bool dmf_ref_attr_roundtrip(const struct dmf_attr *a, struct dmf_a
 	}
 	if (a->prob.num != b->prob.num || a->prob.den != b->prob.den ||
 	    a->interval != b->interval || a->times != b->times || a->space != b->space ||
-	    a->verbose != b->verbose || a->seed != b->seed) {
+	    a->verbose != b->verbose || a->seed != b->seed ||
+	    (a->flags ^ b->flags) & DMF_STREAMS_PERCPU) {
 		dmf_attr_format(b, buf, sizeof(buf));
 		snprintf(why, len, "read back as %s", buf);
 		return false;

@@ -46,10 +46,10 @@ static u64 pow10u(int k)
 	return v;
 }
 
-/* Draws taken so far, on all CPUs together. */
+/* Draws taken so far, from the shared stream and on all CPUs together. */
 static long drawn(struct dmf_attr *a)
 {
-	long n = 0;
+	long n = atomic64_read(&a->stream->pos);
 	int cpu;
 
 	for_each_possible_cpu(cpu)
@@ -528,12 +528,19 @@ static void test_attr_init_enomem(void)
 	dmf_attr_destroy(&a);			/* safe after a failed init */
 	KTAP_EXPECT_INT_EQ(shim_allocs_failed(), failed + 1);
 
+	/* the per-CPU block, then the stream: the first is freed if the second fails */
 	shim_fail_alloc_after(1);
+	KTAP_EXPECT_INT_EQ(dmf_attr_init(&a, "half"), -ENOMEM);
+	KTAP_EXPECT(!a.stats && !a.stream);
+	KTAP_EXPECT_INT_EQ(shim_allocs_failed(), failed + 2);
+	KTAP_EXPECT_INT_EQ(shim_allocs_live(), live);
+
+	shim_fail_alloc_after(2);
 	KTAP_EXPECT_INT_EQ(dmf_attr_init(&a, "first"), 0);
 	KTAP_EXPECT_INT_EQ(dmf_attr_init(&b, "second"), -ENOMEM);
-	KTAP_EXPECT_INT_EQ(shim_allocs_failed(), failed + 2);
+	KTAP_EXPECT_INT_EQ(shim_allocs_failed(), failed + 3);
 	shim_fail_alloc_after(-1);
-	KTAP_EXPECT_INT_EQ(shim_allocs_live(), live + 1);
+	KTAP_EXPECT_INT_EQ(shim_allocs_live(), live + 2);
 	dmf_attr_destroy(&b);
 	dmf_attr_destroy(&a);
 	KTAP_EXPECT_INT_EQ(shim_allocs_live(), live);
@@ -590,7 +597,9 @@ static void test_parse_kv_errors(void)
 		{ "seed", "0x", -EINVAL }, { "seed", "18446744073709551616", -EINVAL },
 		{ "seed", "0x1g", -EINVAL }, { "seed", "08", -EINVAL }, { "seed", "", -EINVAL },
 		{ "verbose", "3", -EINVAL }, { "verbose", "-1", -EINVAL },
-		{ "verbose", "", -EINVAL }, { "", "1", -ENOENT }, { "P", "5", -ENOENT },
+		{ "verbose", "", -EINVAL }, { "streams", "", -EINVAL },
+		{ "streams", "PerCPU", -EINVAL }, { "streams", "percpu ", -EINVAL },
+		{ "streams", "cpu", -EINVAL }, { "streams", "1", -EINVAL }, { "", "1", -ENOENT }, { "P", "5", -ENOENT },
 		{ "prob", "5", -ENOENT }, { "Interval", "1", -ENOENT },
 		{ "interval ", "1", -ENOENT }, { "seed\n", "1", -ENOENT }, { "x", "1", -ENOENT },
 		{ "stacktrace-depth", "4", -ENOENT }, { "task-filter", "1", -ENOENT },
@@ -610,6 +619,7 @@ static void test_parse_kv_values(void)
 		{ "space", "4096", 0 }, { "space", "9223372036854775807", 0 },
 		{ "seed", "0", 0 }, { "seed", "18446744073709551615", 0 },
 		{ "seed", "0xffffffffffffffff", 0 }, { "verbose", "2", 0 },
+		{ "streams", "shared", 0 }, { "streams", "percpu", 0 },
 	};
 	struct dmf_attr a;
 
@@ -645,6 +655,20 @@ static void test_parse_kv_values(void)
 	KTAP_EXPECT_U64_EQ(a.seed, 8);
 	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "seed", "18446744073709551615\n"), 0);
 	KTAP_EXPECT_U64_EQ(a.seed, U64_MAX);
+	/* streams: the flag, kept apart from the seed's, and a rewind */
+	KTAP_EXPECT_STR_EQ(dmf_attr_streams_name(&a), "shared");
+	dmf_attr_draw(&a);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.stream->pos), 1);
+	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "streams", "percpu"), 0);
+	KTAP_EXPECT(a.flags == (DMF_SEED_SET | DMF_STREAMS_PERCPU));
+	KTAP_EXPECT_STR_EQ(dmf_attr_streams_name(&a), "percpu");
+	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
+	dmf_attr_draw(&a);
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.stream->pos), 0);	/* CPU 0's own stream */
+	KTAP_EXPECT_INT_EQ(drawn(&a), 1);
+	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "streams", "shared"), 0);
+	KTAP_EXPECT(a.flags == DMF_SEED_SET);
+	KTAP_EXPECT_INT_EQ(drawn(&a), 0);
 	dmf_attr_destroy(&a);
 }
 
@@ -752,7 +776,8 @@ static void test_kernel_interval_zero(void)
 static void test_attr_format(void)
 {
 	static const char full[] =
-		"p=1/3,interval=7,times=5,space=4096,verbose=2,seed=18446744073709551615";
+		"p=1/3,interval=7,times=5,space=4096,verbose=2,streams=percpu,"
+		"seed=18446744073709551615";
 	char buf[160], why[WHY_LEN];
 	struct dmf_attr a, b;
 	size_t len;
@@ -766,10 +791,13 @@ static void test_attr_format(void)
 	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "times", "0"), 0);
 	dmf_attr_format(&a, buf, sizeof(buf));
 	KTAP_EXPECT_STR_EQ(buf, "p=0%,times=0,seed=42");
+	/* the default stream prints nothing */
+	KTAP_EXPECT_INT_EQ(dmf_attr_parse_kv(&a, "streams", "shared"), 0);
+	dmf_attr_format(&a, buf, sizeof(buf));
+	KTAP_EXPECT_STR_EQ(buf, "p=0%,times=0,seed=42");
 	dmf_attr_destroy(&a);
 
-	if (!attr_new(&a, "fmt",
-		      "p=1/3,interval=7,times=5,space=4096,verbose=2,seed=18446744073709551615"))
+	if (!attr_new(&a, "fmt", full))
 		return;
 	if (!attr_new(&b, "fmt", "")) {
 		dmf_attr_destroy(&a);
@@ -811,6 +839,7 @@ static void test_attr_format_roundtrip(void)
 		a.times = rnd_below(3) ? -1 : (s64)rnd_below(S64_MAX);
 		a.space = rnd_below(2) ? 0 : (s64)rnd_below(S64_MAX);
 		a.verbose = rnd_below(3);
+		a.flags = rnd_below(2) ? DMF_STREAMS_PERCPU : 0;
 		a.seed = rnd();
 		if (!ktap_check(dmf_ref_attr_roundtrip(&a, &b, why, sizeof(why)), "%s", why))
 			i = 1 << 30;
@@ -938,7 +967,10 @@ static void *draw_thread(void *arg)
 	return NULL;
 }
 
-/* Concurrent callers share no draw: together they take exactly the first N. */
+/*
+ * The one stream: concurrent callers on every CPU share no draw and
+ * together take exactly its first N.
+ */
 static void test_draws_threads(void)
 {
 	const int per = 100000, n = NTHREADS * per;
@@ -957,7 +989,8 @@ static void test_draws_threads(void)
 	shim_race_delay = 200;
 	pthread_barrier_init(&start, NULL, NTHREADS);
 	for (i = 0; i < NTHREADS; i++) {
-		d[i] = (struct drawer){ .a = &a, .start = &start, .out = par + i * per, .n = per };
+		d[i] = (struct drawer){ .a = &a, .start = &start, .out = par + i * per,
+				     .cpu = i % SHIM_NR_CPUS, .n = per };
 		if (pthread_create(&tid[i], NULL, draw_thread, &d[i]))
 			abort();
 	}
@@ -991,7 +1024,8 @@ static void test_draws_per_cpu(void)
 	struct dmf_attr a;
 	int i, cpu, rep = 0;
 
-	if (!ktap_check(alone && par, "no memory") || !attr_new(&a, "draws", "seed=99"))
+	if (!ktap_check(alone && par, "no memory") ||
+	    !attr_new(&a, "draws", "seed=99,streams=percpu"))
 		goto out;
 	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++) {
 		shim_set_cpu(cpu);
@@ -1030,6 +1064,48 @@ static void test_draws_per_cpu(void)
 out:
 	free(alone);
 	free(par);
+}
+
+/*
+ * The one stream replays wherever the caller runs: a caller that moves to
+ * another CPU at every draw gets what one that stays on CPU 0 gets, and
+ * that is the stream of positions 0, 1, 2, ...; with streams=percpu the
+ * same moves give other draws.
+ */
+static void test_draws_any_cpu(void)
+{
+	const int n = 4096;
+	u64 *still = calloc(n, sizeof(u64)), *moved = calloc(n, sizeof(u64));
+	struct dmf_attr a, b;
+	int i, same = 0;
+
+	if (!ktap_check(still && moved, "no memory") || !attr_new(&a, "draws", "seed=424242"))
+		goto out;
+	for (i = 0; i < n; i++)
+		still[i] = dmf_attr_draw(&a);
+	dmf_attr_reset(&a);
+	for (i = 0; i < n; i++) {
+		shim_set_cpu(i * 7 / 3 % SHIM_NR_CPUS);
+		moved[i] = dmf_attr_draw(&a);
+	}
+	shim_set_cpu(0);
+	ktap_check(!memcmp(still, moved, n * sizeof(u64)),
+		   "a caller moving between CPUs drew other values");
+	KTAP_EXPECT_INT_EQ(atomic64_read(&a.stream->pos), n);
+	if (attr_new(&b, "draws", "seed=424242,streams=percpu")) {
+		for (i = 0; i < n; i++) {
+			shim_set_cpu(i * 7 / 3 % SHIM_NR_CPUS);
+			same += dmf_attr_draw(&b) == still[i];
+		}
+		shim_set_cpu(0);
+		ktap_check(same < n / 2, "streams=percpu: %d of %d moved draws as on one CPU",
+			   same, n);
+		dmf_attr_destroy(&b);
+	}
+	dmf_attr_destroy(&a);
+out:
+	free(still);
+	free(moved);
 }
 
 /* Measured failure rates within 5 sigma of the binomial mean. */
@@ -1690,6 +1766,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_draws),
 	KTAP_CASE(test_draws_threads),
 	KTAP_CASE(test_draws_per_cpu),
+	KTAP_CASE(test_draws_any_cpu),
 	KTAP_CASE(test_failure_rate),
 	KTAP_CASE(test_interval_exact),
 	KTAP_CASE(test_times_exact),

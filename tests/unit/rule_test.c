@@ -63,6 +63,8 @@ static void test_roundtrip(void)
 		"error:status=medium",
 		"error:status=enolink",
 		"error:p=1e-6",
+		"error:op=read,p=3%,streams=percpu,seed=424242",
+		"drop:p=50%,interval=2,verbose=1,streams=percpu",
 		/* table_fuzz: any+fua was printed as op=any, which reads back without fua */
 		"error:op=read+any+fua",
 	};
@@ -76,6 +78,18 @@ static void test_roundtrip(void)
 	if (!parse("error:op=read+any+fua,seed=1", &cfg, &err)) {
 		fault_rule_cfg_format(&cfg, out, sizeof(out));
 		KTAP_EXPECT(!strncmp(out, "error:op=any+fua,", 17));
+	}
+	fault_rule_cfg_destroy(&cfg);
+	/* the default stream prints nothing: a table line prints as it always has */
+	if (!parse("error:op=read,p=3%,streams=shared,seed=424242", &cfg, &err)) {
+		fault_rule_cfg_format(&cfg, out, sizeof(out));
+		KTAP_EXPECT_STR_EQ(out, "error:op=read,p=3%,seed=424242");
+	}
+	fault_rule_cfg_destroy(&cfg);
+	if (!parse("error:streams=percpu,op=read,seed=1,p=3%", &cfg, &err)) {
+		fault_rule_cfg_format(&cfg, out, sizeof(out));
+		KTAP_EXPECT_STR_EQ(out, "error:op=read,p=3%,streams=percpu,seed=1");
+		KTAP_EXPECT(cfg.attr.flags & DMF_STREAMS_PERCPU);
 	}
 	fault_rule_cfg_destroy(&cfg);
 }
@@ -134,6 +148,8 @@ static void test_rejects(void)
 		{ "error:p=", "Rule arguments are key=value" },
 		{ "error:colour=red", "Unknown rule key" },
 		{ "error:p=101", "Invalid value in rule" },
+		{ "error:streams=cpu", "Invalid value in rule" },
+		{ "error:streams=PERCPU", "Invalid value in rule" },
 		{ "error:p=-1", "Invalid value in rule" },
 		{ "error:op=reed", "Invalid value in rule" },
 		{ "error:op=", "Rule arguments are key=value" },

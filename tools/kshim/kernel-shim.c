@@ -502,6 +502,7 @@ void free_percpu(void *ptr)
 
 __thread int shim_cpu;
 
+/* As the kernel's kmalloc(): a power-of-two size up to a page is aligned to itself. */
 void *kmalloc(size_t size, gfp_t gfp)
 {
 	void *p;
@@ -509,7 +510,12 @@ void *kmalloc(size_t size, gfp_t gfp)
 	(void)gfp;
 	if (!shim_alloc_allowed())
 		return NULL;
-	p = malloc(size ? size : 1);
+	if (size >= sizeof(void *) && size <= 4096 && !(size & (size - 1))) {
+		if (posix_memalign(&p, size, size))
+			p = NULL;
+	} else {
+		p = malloc(size ? size : 1);
+	}
 	if (p)
 		shim_alloc_count(1);
 	return p;

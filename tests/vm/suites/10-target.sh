@@ -122,19 +122,22 @@ expect "failed reads equal injected faults" "$injected" "$failed"
 dmsetup remove er
 
 # --- seed reproducibility ------------------------------------------------
-# A rule draws from one stream a CPU: the same seed and the same bios on
-# each CPU fail the same bios, whatever the other CPUs do meanwhile.
-# seed_run SEED CPU...: one psync reader pinned to each CPU, 1000 blocks of
-# a region of its own each; prints the reads the target saw (bios=N), then
-# the failing sectors, sorted.
+# A rule draws from one stream: the same seed and the same bios, in the
+# same order, fail the same bios on whichever CPUs they are submitted.
+# With streams=percpu each CPU has a stream of its own: the same seed and
+# the same bios on each CPU fail the same bios, whatever the other CPUs do
+# meanwhile.
+# seed_run SEED KEYS CPU...: one psync reader pinned to each CPU, 1000
+# blocks of a region of its own each, under a rule with the extra KEYS;
+# prints the reads the target saw (bios=N), then the failing sectors, sorted.
 seed_run() {
-	local seed=$1 cpu jobs=()
+	local seed=$1 keys=$2 cpu jobs=()
 
-	shift
+	shift 2
 	for cpu; do
 		jobs+=(--name=s$cpu --cpus_allowed=$cpu --offset=$((cpu * 64))M)
 	done
-	dm_create sd "0 $S fault $NB 0 1 error:op=read,p=2%,seed=$seed"
+	dm_create sd "0 $S fault $NB 0 1 error:op=read,p=2%,seed=$seed$keys"
 	fio --filename=/dev/mapper/sd --rw=read --bs=4k --direct=1 --ioengine=psync \
 		--number_ios=1000 --size=32M --continue_on_error=all --output=/dev/null \
 		"${jobs[@]}" >/dev/null 2>&1
@@ -142,21 +145,68 @@ seed_run() {
 	dmsetup message sd 0 log | awk '{print $3}' | sort -n
 	dmsetup remove sd
 }
-a=$(seed_run 4242 0 | tr '\n' ' ')
-b=$(seed_run 4242 0 | tr '\n' ' ')
+a=$(seed_run 4242 "" 0 | tr '\n' ' ')
+b=$(seed_run 4242 "" 0 | tr '\n' ' ')
 n=$(($(echo "$a" | wc -w) - 1))
 # fio counts 1000 good reads; each failed one adds a read
 expect "seed: the target saw the pinned reader's reads" "bios=$((1000 + n))" "${a%% *}"
 within "seed: faults in 1000 reads at 2% (the log keeps 64)" "$n" 5 63
 expect "seed: same seed, one pinned reader: same failing sectors" "$a" "$b"
-a=$(seed_run 4242 0 1 | tr '\n' ' ')
-b=$(seed_run 4242 0 1 | tr '\n' ' ')
-c=$(seed_run 4243 0 1 | tr '\n' ' ')
+a=$(seed_run 4242 ,streams=percpu 0 1 | tr '\n' ' ')
+b=$(seed_run 4242 ,streams=percpu 0 1 | tr '\n' ' ')
+c=$(seed_run 4243 ,streams=percpu 0 1 | tr '\n' ' ')
 n=$(($(echo "$a" | wc -w) - 1))
-expect "seed: the target saw both readers' reads" "bios=$((2000 + n))" "${a%% *}"
-within "seed: faults in 2 x 1000 reads at 2% (the log keeps 64)" "$n" 10 63
-expect "seed: same seed, readers on two CPUs at once: same failing sectors" "$a" "$b"
-check "seed: another seed, other failing sectors" test "$a" != "$c"
+expect "seed, percpu: the target saw both readers' reads" "bios=$((2000 + n))" "${a%% *}"
+within "seed, percpu: faults in 2 x 1000 reads at 2% (the log keeps 64)" "$n" 10 63
+expect "seed, percpu: same seed, readers on two CPUs at once: same failing sectors" "$a" "$b"
+check "seed, percpu: another seed, other failing sectors" test "$a" != "$c"
+
+# One dd on a disk, pinned to CPU 0, to CPU 1, and moved between them while
+# it runs: with the rule's one stream the same reads fail each time; with
+# a stream a CPU, CPU 0 and CPU 1 fail other reads.
+# dd_run KEYS WHERE: 2048 sequential 4 KiB O_DIRECT reads through a fault
+# device over the first disk, error:op=read,p=3%,seed=424242 and KEYS;
+# WHERE is a CPU, or "moved": the affinity switched between CPUs 0 and 1
+# every 20 ms.  Prints the CPUs the reader was seen on (moved only), the
+# faults injected, then the failing sectors in the order of the log.
+dd_run() {
+	local keys=$1 where=$2 disk=${VM_DISKS%% *} pid cpus=''
+
+	dm_create sd "0 $(dm_size "$disk") fault $disk 0 1 error:op=read,p=3%,seed=424242$keys"
+	taskset -c "${where/moved/0}" dd if=/dev/mapper/sd of=/dev/null bs=4096 count=2048 \
+		iflag=direct conv=noerror status=none 2>/dev/null &
+	pid=$!
+	if [ "$where" = moved ]; then
+		while kill -0 "$pid" 2>/dev/null; do
+			for cpu in 1 0; do
+				taskset -p -c $cpu "$pid" >/dev/null 2>&1
+				sleep 0.02
+				cpus+=" $(ps -o psr= -p "$pid" 2>/dev/null)"
+			done
+		done
+		echo "$cpus" | tr ' ' '\n' | grep . | sort -nu | paste -sd+
+	fi
+	wait "$pid"
+	dmsetup message sd 0 stats | awk '/^rule 1/ {print $7}'
+	dmsetup message sd 0 log | awk '{print $3}'
+	dmsetup remove sd
+}
+if [ "$(nproc)" -lt 2 ] || [ ! -b "${VM_DISKS%% *}" ]; then
+	skip "seed: one dd moved between CPUs replays" "needs 2 CPUs and a disk"
+else
+	a=$(dd_run "" 0 | tr '\n' ' ')
+	b=$(dd_run "" 1 | tr '\n' ' ')
+	m=$(dd_run "" moved | tr '\n' ' ')
+	n=$(($(echo "$a" | wc -w) - 1))
+	within "seed: faults in 2048 reads at 3% (the log keeps 64)" "$n" 20 64
+	expect "seed: one dd on CPU 0, then on CPU 1: same failing sectors" "$a" "$b"
+	expect "seed: the moved dd ran on CPUs 0 and 1" "0+1" "${m%% *}"
+	expect "seed: one dd moved between CPUs: same failing sectors" "$a" "${m#* }"
+	a=$(dd_run ,streams=percpu 0 | tr '\n' ' ')
+	b=$(dd_run ,streams=percpu 1 | tr '\n' ' ')
+	check "seed, percpu: one dd on CPU 0, then on CPU 1: other failing sectors" \
+		test "$a" != "$b"
+fi
 
 # --- table round trip ----------------------------------------------------
 t1="0 $S fault $NB 0 4 error:op=read+flush,sectors=8-15,status=enospc,p=0.1%,times=5,seed=1 drop:size=4k-64k,interval=3,seed=2 corrupt:op=write,bits=3,p=1/3,seed=3 delay:op=write,delay=2ms,jitter=500us,dist=exp,enabled=0,seed=4"

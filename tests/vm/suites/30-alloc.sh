@@ -245,6 +245,12 @@ if [ -f $f ]; then
 else
 	fail "failslab/task-filter: the knob exists" "no $f"
 fi
+# streams: the hook's one stream of draws (shared, the default) or a stream a CPU
+for f in $SL/streams $PG/streams; do
+	r="$(cat $f)|$(knob_write $f percpu)|$(knob_write $f cpu)|$(cat $f)"
+	expect "${f#$D/}: shared; percpu taken, cpu refused (EINVAL); shared taken" \
+		"shared|0|1 Invalid argument|percpu|0|shared" "$r|$(knob_write $f shared)|$(cat $f)"
+done
 
 # --- a marked shell command gets ENOMEM, nothing else does -------------------
 

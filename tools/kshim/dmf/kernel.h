@@ -53,6 +53,10 @@ typedef unsigned int gfp_t;
 #define __always_unused		__attribute__((unused))
 #define __printf(a, b)		__attribute__((format(printf, a, b)))
 #define noinline		__attribute__((noinline))
+
+/* <linux/cache.h>: x86-64's line */
+#define SMP_CACHE_BYTES		64
+#define ____cacheline_aligned_in_smp __attribute__((aligned(SMP_CACHE_BYTES)))
 #define __noreturn		__attribute__((__noreturn__))
 #define fallthrough		__attribute__((fallthrough))
 #define likely(x)		__builtin_expect(!!(x), 1)
