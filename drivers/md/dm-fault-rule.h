@@ -238,6 +238,8 @@ int fault_parse_ops(char *s, unsigned int *mask);
 int fault_parse_status(const char *s, enum fault_sts *st);
 int fault_format_duration(u64 ns, char *buf, size_t len);
 u64 fault_exp_sample(u64 draw, u64 mean);
+/* The index of @s in @names[0..@n), or -1: the words of every name table. */
+int fault_name_index(const char * const *names, unsigned int n, const char *s);
 
 const char *fault_op_name(unsigned int op);
 const char *fault_action_name(enum fault_action action);

@@ -2,9 +2,10 @@
 /*
  * dm-fault: types shared by the target (dm-fault.c), the device context
  * every fault target builds on (dm-fault-ctx.c), its rule set
- * (dm-fault-rules.c), actions (dm-fault-actions.c), compatibility targets
- * (dm-fault-compat.c), volatile write cache (dm-fault-cache.c and the
- * files it calls) and bad-block map (dm-fault-bad.c).
+ * (dm-fault-rules.c), actions (dm-fault-actions.c), status and replies
+ * (dm-fault-status.c), compatibility targets (dm-fault-compat.c), volatile
+ * write cache (dm-fault-cache.c and the files it calls) and bad-block map
+ * (dm-fault-bad.c).
  */
 #ifndef _DM_FAULT_H
 #define _DM_FAULT_H
@@ -266,6 +267,19 @@ blk_status_t fault_bad_map(struct fault_c *fc, struct bio *bio, unsigned int op,
 bool fault_bad_snapshot(struct fault_c *fc, bool *enabled, bool *partial, u64 *v);
 int fault_bad_message(struct fault_c *fc, const struct fault_msg *m, char *result,
 		      unsigned int maxlen);
+
+/*
+ * dm-fault-status.c: the status lines and the stats, log and list replies
+ * (rows of dm-fault.c's message table)
+ */
+void fault_status(struct dm_target *ti, status_type_t type, unsigned int status_flags,
+		  char *result, unsigned int maxlen);
+int fault_msg_stats(struct fault_c *fc, const struct fault_msg *m, char *result,
+		    unsigned int maxlen);
+int fault_msg_log(struct fault_c *fc, const struct fault_msg *m, char *result,
+		  unsigned int maxlen);
+int fault_msg_list(struct fault_c *fc, const struct fault_msg *m, char *result,
+		   unsigned int maxlen);
 
 /* dm-fault-compat.c: the flakey, delay, error and dust targets */
 int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);
