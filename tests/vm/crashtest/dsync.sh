@@ -20,6 +20,9 @@
 set -u
 step=$1 mode=$3 n=${4:-16}
 P=/tmp/dmf-crashtest-dsync
+ack=$P.ack
+
+. "$(dirname "$0")/fs.sh"
 
 # rec I: record I's 8 KiB on stdout
 rec() {
@@ -38,20 +41,18 @@ setup)
 	for i in $(seq 1 "$n"); do
 		rec "$i" > $P.$i
 	done
+	: > $ack
 	;;
 workload)
 	for i in $(seq 1 "$n"); do
 		dd if=$P.$i of="$DMF_DEV" bs=8k seek="$i" count=1 oflag=direct,dsync \
 			conv=notrunc status=none || exit 1
-		dmsetup message "${DMF_DEV##*/}" 0 mark "acked-$i" > /dev/null || exit 1
+		echo "$i" >> $ack
+		mark_step "acked-$i"
 	done
 	;;
 check)
-	case ${DMF_STEP-dmfault-end} in
-	acked-*) acked=${DMF_STEP#acked-} ;;
-	dmfault-end) acked=$n ;;
-	*) acked=0 ;;
-	esac
+	acked=$(acked $ack)
 	took=0
 	for i in $(seq 1 "$n"); do
 		dd if="$DMF_DEV" of=$P.got bs=8k skip="$i" count=1 iflag=direct status=none ||
