@@ -58,62 +58,92 @@ static void fault_corrupt_data(struct fault_rule *rule, struct bio *bio, struct 
 	}
 }
 
+/* The pages of a corrupted copy (fault_corrupt_write()). */
+static void fault_copy_free(struct bio *clone)
+{
+	struct folio_iter fi;
+
+	bio_for_each_folio_all(fi, clone)
+		folio_put(fi.folio);
+}
+
 static void fault_clone_endio(struct bio *clone)
 {
 	struct bio *bio = clone->bi_private;
 	struct fault_per_bio *pb = dm_per_bio_data(bio, sizeof(struct fault_per_bio));
-	struct bio_vec *bv;
-	struct bvec_iter_all iter;
 
 	/* torn: the original completes with the rule's status unless I/O failed */
 	if (clone->bi_status)
 		bio->bi_status = clone->bi_status;
 	else if (pb->rule->cfg.action == FAULT_ACT_TORN)
 		bio->bi_status = pb->rule->status;
-	if (pb->rule->cfg.action == FAULT_ACT_CORRUPT) {
-		bio_for_each_segment_all(bv, clone, iter)
-			__free_page(bv->bv_page);
-	}
+	if (pb->rule->cfg.action == FAULT_ACT_CORRUPT)
+		fault_copy_free(clone);
 	bio_put(clone);
 	bio_endio(bio);
+}
+
+/*
+ * The copy of a write is made of folios of 2^order pages, at most
+ * BIO_MAX_VECS of them so that one bio holds it: an O_DIRECT write of
+ * 4 MiB from contiguous memory comes as one bio of 1024 pages in a few
+ * multi-page segments, which a copy page by page could not hold.  Past
+ * FAULT_COPY_MAX_ORDER (256 MiB in one bio) the write is refused.
+ */
+#define FAULT_COPY_MAX_ORDER	8
+
+static int fault_copy_order(unsigned int bytes)
+{
+	unsigned long chunks = DIV_ROUND_UP(bytes, PAGE_SIZE);
+	int order = 0;
+
+	while (chunks > BIO_MAX_VECS) {
+		chunks = DIV_ROUND_UP(chunks, 2);
+		order++;
+	}
+	return order;
 }
 
 /* A copy of a write's data, corrupted, submitted in its place. */
 static int fault_corrupt_write(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio,
 			       gfp_t gfp)
 {
+	unsigned int size = bio->bi_iter.bi_size, chunk, done;
+	int order = fault_copy_order(size);
 	struct bio *clone;
-	struct bvec_iter iter;
-	struct bio_vec bv;
 
-	clone = bio_alloc_bioset(fc->dev->bdev, bio_segments(bio), bio->bi_opf, gfp, &fc->bs);
+	if (order > FAULT_COPY_MAX_ORDER) {
+		DMERR_LIMIT("%s: corrupt: a write of %u bytes is more than one copy holds",
+			    fault_dev_name(fc), size);
+		return -E2BIG;
+	}
+	if (order)
+		gfp |= __GFP_NORETRY | __GFP_NOWARN;
+	chunk = PAGE_SIZE << order;
+	clone = bio_alloc_bioset(fc->dev->bdev, DIV_ROUND_UP(size, chunk), bio->bi_opf, gfp,
+				 &fc->bs);
 	if (!clone)
 		return -ENOMEM;
 	clone->bi_iter.bi_sector = bio->bi_iter.bi_sector;
-	bio_for_each_segment(bv, bio, iter) {
-		struct page *page = alloc_page(gfp);
+	for (done = 0; done < size; done += chunk) {
+		struct folio *folio = folio_alloc(gfp, order);
+		unsigned int len = min(chunk, size - done);
 
-		if (!page)
-			goto fail;
-		memcpy_from_bvec(page_address(page), &bv);
-		__bio_add_page(clone, page, bv.bv_len, 0);
+		/* bio_add_folio() is not exported before 6.4: its page, as it does */
+		if (!folio || bio_add_page(clone, &folio->page, len, 0) != len) {
+			if (folio)
+				folio_put(folio);
+			fault_copy_free(clone);
+			bio_put(clone);
+			return -ENOMEM;
+		}
 	}
+	bio_copy_data(clone, bio);
 	fault_corrupt_data(pb->rule, clone, clone->bi_iter);
 	clone->bi_private = bio;
 	clone->bi_end_io = fault_clone_endio;
 	submit_bio_noacct(clone);
 	return 0;
-
-fail:
-	{
-		struct bvec_iter_all all;
-		struct bio_vec *bvp;
-
-		bio_for_each_segment_all(bvp, clone, all)
-			__free_page(bvp->bv_page);
-	}
-	bio_put(clone);
-	return -ENOMEM;
 }
 
 /* Write only the first sectors of @bio, then complete it with the status. */
@@ -231,7 +261,8 @@ int fault_act(struct fault_c *fc, struct fault_per_bio *pb, struct bio *bio)
 	}
 	if (r) {
 		/* no memory for the copy: the caller sees a retryable error */
-		bio->bi_status = bio->bi_opf & REQ_NOWAIT ? BLK_STS_AGAIN : BLK_STS_RESOURCE;
+		bio->bi_status = r == -E2BIG ? BLK_STS_IOERR :
+				 bio->bi_opf & REQ_NOWAIT ? BLK_STS_AGAIN : BLK_STS_RESOURCE;
 		bio_endio(bio);
 	}
 	return DM_MAPIO_SUBMITTED;
