@@ -22,6 +22,9 @@
 #                   messages and create/remove at once, then dmfault hunt over
 #                   dm-fault's control paths (SOAK_HUNT_STEPS, default 40);
 #                   console in soak-KVER.log.  Not part of make check
+#   make fuzz-seq   random operation sequences (tests/seqfuzz) in a VM, each
+#                   kernel in turn, SEQFUZZ_SECONDS each (default 3600; make
+#                   check runs 120 s); make fuzz-seq-debug on the debug kernels
 #   make lint       checkpatch --strict, sparse (C=1), W=1: warnings are errors
 #   make bench      side-by-side ratios under QEMU -icount
 #   make install    make's modules under /lib/modules/KVER/updates/dm-fault (and
@@ -53,6 +56,7 @@ export KVERS KVER KDIR
 SRCS := Kbuild lib drivers mm include
 
 .PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt soak lint bench \
+	fuzz-seq fuzz-seq-debug \
 	install install-tools uninstall dkms-install dkms-uninstall in-tree-check deb deb-check clean deps
 
 PREFIX ?= /usr/local
@@ -86,6 +90,7 @@ tools:
 		  exit 1; }
 	@$(MAKE) -s -C tools/dmfault
 	@$(MAKE) -s -C tests/vm/bin
+	@$(MAKE) -s -C tests/seqfuzz
 
 unit: need-check
 	@$(MAKE) -s -C tests/unit check
@@ -124,6 +129,27 @@ hunt: need-check
 	@rc=0; for k in $(K); do \
 		nice -n 10 tests/vm/run --kernel $$k --mem 2048 --timeout 3000 -- \
 			env HUNT_STEPS=$${HUNT_STEPS:-150} tests/vm/hunt.sh $$HUNT_PATHS || rc=1; \
+	done; exit $$rc
+
+# Random operation sequences (tests/seqfuzz/README) for SEQFUZZ_SECONDS on
+# each kernel, one VM at a time; SEQFUZZ_SEED=S starts from seed S.  make
+# check runs the same suite for 120 s.
+SEQFUZZ_SECONDS ?= 3600
+fuzz-seq: need-check
+	@$(MAKE) -s modules tools KVERS="$(K)"
+	@rc=0; for k in $(K); do \
+		nice -n 5 tests/vm/run --kernel $$k --mem 2048 --disk 1G --disk 256M \
+			--timeout $$(($(SEQFUZZ_SECONDS) + 1800)) -- env \
+			SEQFUZZ_SECONDS=$(SEQFUZZ_SECONDS) SEQFUZZ_SEED=$${SEQFUZZ_SEED:-} \
+			DMF_SUITE_TIMEOUT=$$(($(SEQFUZZ_SECONDS) + 1200)) tests/vm/all 70-seqfuzz || rc=1; \
+	done; exit $$rc
+
+# The same on the debug kernels of make check-debug (KASAN, lockdep, kmemleak).
+fuzz-seq-debug: need-debug
+	@$(MAKE) -s tools
+	@rc=0; for v in $(DEBUG_KERNELS); do \
+		DEBUG_KERNEL=$$v SEQFUZZ_SECONDS=$(SEQFUZZ_SECONDS) \
+		DMF_SUITE_TIMEOUT=$$(($(SEQFUZZ_SECONDS) * 3 + 1200)) tests/check-debug 70-seqfuzz || rc=1; \
 	done; exit $$rc
 
 # One VM a kernel, in turn; each run's console goes to soak-KVER.log too.
@@ -202,3 +228,4 @@ clean:
 	-@$(MAKE) -s -C tests/unit clean
 	-@$(MAKE) -s -C tests/fuzz clean
 	-@$(MAKE) -s -C tests/vm/bin clean
+	-@$(MAKE) -s -C tests/seqfuzz clean

@@ -295,6 +295,10 @@ void dft_free_names(char **names, unsigned int nr);
 int dft_dm_get(const char *name, bool table, struct dft_dev *dev);
 void dft_dm_put(struct dft_dev *dev);
 int dft_dm_create(const char *name, uint64_t len, const char *params);
+int dft_dm_create_as(const char *name, uint64_t len, const char *type, const char *params);
+int dft_dm_load(const char *name, uint64_t len, const char *type, const char *params);
+int dft_dm_resume(const char *name);
+int dft_dm_suspend(const char *name, bool noflush);
 int dft_dm_remove(const char *name, bool retry);
 int dft_dm_message(const char *name, uint64_t sector, const char *msg, char **reply);
 

@@ -307,15 +307,70 @@ int dft_dm_remove(const char *name, bool retry)
 	return r;
 }
 
-/*
- * Create @name with one fault segment: create, load, then resume with a udev
- * cookie (the node appears on resume).  If the load or the resume fails, the
- * half-made device is removed before returning the first error.
- */
-int dft_dm_create(const char *name, uint64_t len, const char *params)
+/* Load @name's inactive table: one segment of @type. */
+int dft_dm_load(const char *name, uint64_t len, const char *type, const char *params)
+{
+	struct dm_task *dmt;
+	int r;
+
+	dmt = dft_dm_task(DM_DEVICE_RELOAD, name, &r);
+	if (!dmt)
+		return r;
+	if (!dm_task_add_target(dmt, 0, len, type, params)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	r = dft_dm_run(dmt);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/* Resume @name (its loaded table goes live) with a udev cookie: the node appears. */
+int dft_dm_resume(const char *name)
 {
 	struct dm_task *dmt;
 	uint32_t cookie = 0;
+	int r;
+
+	dmt = dft_dm_task(DM_DEVICE_RESUME, name, &r);
+	if (!dmt)
+		return r;
+	if (!dm_task_set_cookie(dmt, &cookie, 0)) {
+		dm_task_destroy(dmt);
+		return -EIO;
+	}
+	r = dft_dm_run(dmt);
+	dm_udev_wait(cookie);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/* Suspend @name; @noflush: keep the I/O in flight queued instead of waiting for it. */
+int dft_dm_suspend(const char *name, bool noflush)
+{
+	struct dm_task *dmt;
+	int r;
+
+	dmt = dft_dm_task(DM_DEVICE_SUSPEND, name, &r);
+	if (!dmt)
+		return r;
+	if (noflush && !dm_task_no_flush(dmt)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	r = dft_dm_run(dmt);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/*
+ * Create @name with one segment of @type: create, load, then resume.  If
+ * the load or the resume fails, the half-made device is removed before
+ * returning the first error.
+ */
+int dft_dm_create_as(const char *name, uint64_t len, const char *type, const char *params)
+{
+	struct dm_task *dmt;
 	int r;
 
 	dmt = dft_dm_task(DM_DEVICE_CREATE, name, &r);
@@ -326,37 +381,11 @@ int dft_dm_create(const char *name, uint64_t len, const char *params)
 	if (r)
 		return r == -EBUSY ? -EEXIST : r;
 
-	dmt = dft_dm_task(DM_DEVICE_RELOAD, name, &r);
-	if (!dmt)
-		goto out_remove;
-	if (!dm_task_add_target(dmt, 0, len, DFT_TARGET, params)) {
-		dm_task_destroy(dmt);
-		r = -ENOMEM;
-		goto out_remove;
-	}
-	r = dft_dm_run(dmt);
-	dm_task_destroy(dmt);
-	if (r)
-		goto out_remove;
-
-	dmt = dft_dm_task(DM_DEVICE_RESUME, name, &r);
-	if (!dmt)
-		goto out_remove;
-	if (!dm_task_set_cookie(dmt, &cookie, 0)) {
-		dm_task_destroy(dmt);
-		r = -EIO;
-		goto out_remove;
-	}
-	r = dft_dm_run(dmt);
-	dm_udev_wait(cookie);
-	dm_task_destroy(dmt);
-	if (r)
-		goto out_remove;
-	return 0;
-
-out_remove:
-	/* keep the first error; a failed clean-up is reported as well */
-	{
+	r = dft_dm_load(name, len, type, params);
+	if (!r)
+		r = dft_dm_resume(name);
+	if (r) {
+		/* keep the first error; a failed clean-up is reported as well */
 		char why[sizeof(dft_dm_err)];
 
 		memcpy(why, dft_dm_err, sizeof(why));
@@ -366,6 +395,12 @@ out_remove:
 		memcpy(dft_dm_err, why, sizeof(why));
 	}
 	return r;
+}
+
+/* Create @name with one fault segment (dft_dm_create_as()). */
+int dft_dm_create(const char *name, uint64_t len, const char *params)
+{
+	return dft_dm_create_as(name, len, DFT_TARGET, params);
 }
 
 /*

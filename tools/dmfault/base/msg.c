@@ -97,3 +97,32 @@ int dft_msg_check(const char *msg, char *word, size_t len, const char **why)
 	free(copy);
 	return r;
 }
+
+/**
+ * dft_msg_name - which of the target's messages @msg is
+ * @msg: the words of the message separated by single spaces
+ *
+ * Return: its name as the target logs it (fault_msg_name()), whether the
+ * target takes the rest or not; NULL if its first words are none of the
+ * target's, or for want of memory.
+ */
+const char *dft_msg_name(const char *msg)
+{
+	struct fault_msg m;
+	unsigned int argc;
+	char **argv, *copy, *error = NULL;
+
+	argv = dft_msg_words(msg, &copy, &argc);
+	if (!argv)
+		return NULL;
+	fault_msg_parse(&m, argc, argv, &error);
+	free(argv);
+	free(copy);
+	return m.cmd == FAULT_MSG_NONE ? NULL : fault_msg_name(m.cmd);
+}
+
+/* The name of the target's message @i, from 0; NULL past the last. */
+const char *dft_msg_table_name(unsigned int i)
+{
+	return i + 1 < FAULT_NR_MSGS ? fault_msg_name(i + 1) : NULL;
+}

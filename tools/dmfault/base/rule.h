@@ -74,5 +74,7 @@ const char *dft_bad_stat_name(unsigned int i);
 
 /* msg.c: a message checked with the target's message parser */
 int dft_msg_check(const char *msg, char *word, size_t len, const char **why);
+const char *dft_msg_name(const char *msg);
+const char *dft_msg_table_name(unsigned int i);
 
 #endif /* _DMFAULT_RULE_H */

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Random operation sequences against the live targets (tests/seqfuzz):
+# table loads, suspends, removes, every message, I/O of every kind from
+# worker threads and allocation faults, over 512-byte and 4 KiB null_blk
+# disks, a loop device and a virtio disk.  First the oracles are shown to
+# find what they look for (a kernel report, data changed behind the
+# devices' back, a line that minimises away), then the sequences run for
+# SEQFUZZ_SECONDS (make check: 120 s; make check-long and make fuzz-seq:
+# longer) from SEQFUZZ_SEED, and every message of the target's table must
+# have been sent.
+. "$(dirname "$0")/../lib.sh"
+ktap_begin seqfuzz
+
+T=$(mktemp -d)
+SF=$top/tests/seqfuzz/dmf-seqfuzz
+secs=${SEQFUZZ_SECONDS:-$(by_length 900 120)}
+seed=${SEQFUZZ_SEED:-$(date +%s)}
+
+check "dmf-seqfuzz is built" test -x "$SF"
+check "modules load" dmf_load
+NB=$(nullb_create sfz 64 1)
+NB4=$(nullb_create sfz4 64 1 4096)
+modprobe loop 2>/dev/null
+truncate -s 48M /dev/shm/sfz.img
+LOOP=$(losetup -f --show /dev/shm/sfz.img)
+check "disks: null_blk with 512-byte and 4 KiB blocks, loop" test -b "$NB" -a -b "$NB4" -a -b "$LOOP"
+disks=("$NB" "$NB4" "$LOOP")
+for v in $VM_DISKS; do
+	[ "$(blockdev --getsize64 "$v")" -le $((512 << 20)) ] && { disks+=("$v"); break; }
+done
+echo "# disks: ${disks[*]}"
+
+# The same seed gives the same lines; another seed other lines.
+a=$("$SF" print --seed 77 --lines 300 --alloc "${disks[@]}" | md5sum)
+b=$("$SF" print --seed 77 --lines 300 --alloc "${disks[@]}" | md5sum)
+c=$("$SF" print --seed 78 --lines 300 --alloc "${disks[@]}" | md5sum)
+if [ "$a" = "$b" ] && [ "$a" != "$c" ]; then
+	ok "a seed gives its lines, and only its seed"
+else
+	fail "a seed gives its lines, and only its seed" "$a / $b / $c"
+fi
+
+# replay NAME WANT FILE [ARGS]: a written sequence is replayed and ends with
+# a finding that says WANT
+replay_finds() {
+	local name=$1 want=$2 file=$3 out rc
+
+	shift 3
+	out=$("$SF" replay "$@" "$file" "${disks[@]}" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && [[ $out == *"$want"* ]]; then
+		ok "$name"
+	else
+		fail "$name" "exit $rc, wanted a finding with '$want'" "$(echo "$out" | tail -n 5)"
+	fi
+}
+
+# The data oracle: a sector written through a clean device reads back as
+# written; the same sector changed on the disk behind the device's back
+# is a finding that names the write.
+cat > $T/data.seq <<EOF
+create dmfz0 fault 8192 d0 2048
+io dmfz0 write 4096 8192 - 4242
+io dmfz0 read 0 65536 - 2
+EOF
+out=$("$SF" replay "$T/data.seq" "${disks[@]}" 2>&1)
+if [ $? -eq 0 ] && [[ $out == *" 16 sectors checked"* ]]; then
+	ok "data written through a clean device is checked when read back"
+else
+	fail "data written through a clean device is checked when read back" "$out"
+fi
+{ cat $T/data.seq; echo "disk-write d0 2058 1"; echo "io dmfz0 read 0 65536 - 2"; } > $T/bad.seq
+replay_finds "data changed behind the device is a finding" \
+	"disk ${disks[0]} sector 2058 is not write 4242's data" $T/bad.seq
+
+# The kernel oracle: a log line that matches is a finding.  Writes to
+# /dev/kmsg are ratelimited (10 in 5 s) unless printk_devkmsg is on, and
+# minimising replays the line many times.
+devkmsg=$(cat /proc/sys/kernel/printk_devkmsg)
+echo on > /proc/sys/kernel/printk_devkmsg
+printf 'create dmfz0 fault 8192 d0 0\nkmsg dmf-seqfuzz self-test %s\n' "$seed" > $T/kmsg.seq
+replay_finds "a kernel report during a sequence is a finding" \
+	"kernel: dmf-seqfuzz self-test $seed" $T/kmsg.seq --problem "self-test $seed"
+
+# Minimisation: 60 random lines and the one that finds; what is left is short.
+{ "$SF" print --seed 5 --lines 60 "${disks[@]}"; echo "kmsg dmf-seqfuzz minimise $seed"; } \
+	> $T/long.seq
+out=$("$SF" replay --minimise --problem "minimise $seed" --out $T/min.txt "$T/long.seq" \
+	"${disks[@]}" 2>&1)
+rc=$?
+n=$(grep -vc '^#' $T/min.txt.min 2>/dev/null)
+if [ $rc -eq 1 ] && [ "$(grep -vc '^#' $T/min.txt)" = 61 ] && [ -n "$n" ] && [ "$n" -le 3 ] &&
+	grep -q "^kmsg dmf-seqfuzz minimise" $T/min.txt.min; then
+	ok "a failing sequence is written out and minimised ($n of 61 lines left)"
+else
+	fail "a failing sequence is written out and minimised" "exit $rc" "$(echo "$out" | tail -n 4)" \
+		"$(cat $T/min.txt.min 2>&1)"
+fi
+
+echo "$devkmsg" > /proc/sys/kernel/printk_devkmsg
+
+# A write of 4 MiB from huge-page memory is one bio of multi-page segments:
+# a copy corrupted for a rule holds it (it once took one page a segment).
+for sz in 512 4096; do
+	d=d0
+	[ $sz = 4096 ] && d=d1
+	printf '%s\n' "create dmfz0 fault 16384 $d 0 1 corrupt:op=write,bits=1,seed=1" \
+		"io dmfz0 write 0 4194304 - 99" "io dmfz0 fua 0 2097152 - 98" \
+		"io dmfz0 write 4096 4194304 - 97" > $T/big.seq
+	out=$("$SF" replay "$T/big.seq" "${disks[@]}" 2>&1)
+	if [ $? -eq 0 ] && [[ $out == *" 3 I/Os (0 failed)"* ]]; then
+		ok "4 MiB and 2 MiB writes through corrupt:op=write ($sz-byte blocks)"
+	else
+		fail "4 MiB and 2 MiB writes through corrupt:op=write ($sz-byte blocks)" "$out"
+	fi
+done
+
+# The sequences.
+echo "# seed $seed, $secs s (replay: SEQFUZZ_SEED=$seed)"
+# each sequence's line as it ends, so that a hang shows where it is
+(cd $T && "$SF" run --alloc --minimise --seed "$seed" --lines 150 --seconds "$secs" \
+	--out $T/fail.txt "${disks[@]}" 2>&1) | tee $T/run.out |
+	grep --line-buffered -E '^(not )?ok|^#   watchdog|^# (minimised|written|[0-9]+ sequences)' |
+	sed -u 's/^/#   /'
+rc=${PIPESTATUS[0]}
+out=$(cat $T/run.out)
+if [ $rc -eq 0 ]; then
+	ok "random sequences for $secs s: no finding"
+else
+	fail "random sequences for $secs s: no finding" "$(echo "$out" | grep -A3 '^not ok')" \
+		"sequence:" "$(cat $T/fail.txt.min 2>/dev/null || tail -n 20 $T/fail.txt)"
+fi
+missing=$(echo "$out" | awk '$2 == "message" && $(NF - 2) == 0 {
+	n = ""; for (i = 3; i <= NF - 4; i++) n = n (n ? " " : "") $i; print n }')
+if [ -z "$missing" ] && echo "$out" | grep -q '^# message'; then
+	ok "every message of the target's table was sent"
+else
+	fail "every message of the target's table was sent" "never sent: $missing"
+fi
+checked=$(echo "$out" | sed -n 's/.* \([0-9]*\) sectors checked.*/\1/p')
+if [ "${checked:-0}" -gt 0 ]; then
+	ok "data was checked ($checked sectors)"
+else
+	fail "data was checked" "$(echo "$out" | grep '^# [0-9]* sequences')"
+fi
+
+expect "no fuzzer device is left" "" "$(dmsetup ls 2>/dev/null | grep '^dmfz')"
+losetup -d "$LOOP"
+rm -f /dev/shm/sfz.img
+nullb_destroy sfz
+nullb_destroy sfz4
+check "modules unload" dmf_unload
+rm -rf "$T"
+ktap_end
