@@ -231,7 +231,7 @@ int fault_error_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	return r;
 }
 
-/* A write healed the sectors from @key: dm-dust's line for the block. */
+/* A write healed the block at @key: dm-dust's line for it. */
 static void fault_dust_healed(struct fault_c *fc, u64 key)
 {
 	if (!READ_ONCE(fc->dust.quiet))
@@ -266,6 +266,8 @@ int fault_dust_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Cannot allocate context";
 		goto bad;
 	}
+	fc->bad->blocks = true;
+	fc->bad->block_shift = fc->dust.shift;
 	fc->bad->healed = fault_dust_healed;
 	r = dm_set_target_max_io_len(ti, ca.blksz >> SECTOR_SHIFT);
 	if (!r)
