@@ -292,6 +292,7 @@ int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_error_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_dust_ctr(struct dm_target *ti, unsigned int argc, char **argv);
+int fault_dust_refused(struct fault_c *fc, unsigned int argc, char **argv);
 int fault_dust_message(struct fault_c *fc, unsigned int argc, char **argv, char *result,
 		       unsigned int maxlen);
 bool fault_compat_status(struct fault_c *fc, status_type_t type, char *result,
