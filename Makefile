@@ -9,6 +9,8 @@
 #   make deps       the Debian packages make check and make demo need
 #                   (make deps-GROUP: one of scripts/deps.sh's groups)
 #   make check      host unit tests, fuzz smoke, VM suites on every kernel
+#   make dust-ref   the in-tree dm-dust of each kernel (KVERS), built from
+#                   linux-source into build/KVER/ref/ for the VM suites
 #   make check-long make check with the full sweeps and loops (DMF_LONG=1)
 #   make check-debug the VM suites on a KASAN/lockdep/kmemleak kernel built from
 #                   linux-source-6.1 and one from linux-source-6.12 (DEBUG_KERNELS:
@@ -55,8 +57,8 @@ K = $${KVERS:-$$(scripts/kvers.sh)}
 export KVERS KVER KDIR
 SRCS := Kbuild lib drivers mm include
 
-.PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt soak lint bench \
-	fuzz-seq fuzz-seq-debug \
+.PHONY: all modules tools dust-ref check check-long check-debug unit fuzz vmtest demo hunt soak \
+	lint bench fuzz-seq fuzz-seq-debug \
 	install install-tools uninstall dkms-install dkms-uninstall in-tree-check deb deb-check clean deps
 
 PREFIX ?= /usr/local
@@ -99,12 +101,16 @@ fuzz: need-check
 	@$(MAKE) -s -C tests/fuzz run
 
 check: deps-check
-	@$(MAKE) -s modules tools KVERS="$(K)"
+	@$(MAKE) -s modules tools dust-ref KVERS="$(K)"
 	@tests/check $(K)
 
 check-long: deps-check
-	@$(MAKE) -s modules tools KVERS="$(K)"
+	@$(MAKE) -s modules tools dust-ref KVERS="$(K)"
 	@DMF_LONG=1 tests/check $(K)
+
+# The in-tree dm-dust from linux-source, beside fault-dust in a VM suite.
+dust-ref: need-check
+	@scripts/dm-dust-ref.sh $$(scripts/kvers.sh --build)
 
 DEBUG_KERNELS ?= 6.1 6.12
 

@@ -25,19 +25,21 @@ vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux jq python3 
 pkg="dkms man-db"
 lint="sparse linux-source-6.1 perl"
 fuzz="clang libclang-rt-14-dev"
+# the in-tree dm-dust that a VM suite compares fault-dust with: make dust-ref
+ref="linux-source-6.1 linux-source-6.12"
 bench="gnuplot-nox valgrind"
 debug="linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev"
 
 group=${1:-all}
 case "$group" in
 build)	want="$base" ;;
-check)	want="$base $vm $fuzz $lint $pkg" ;;
+check)	want="$base $vm $fuzz $lint $ref $pkg" ;;
 demo)	want="$base $vm gnuplot-nox" ;;
 deb)	want="$base debhelper dh-dkms dpkg-dev fakeroot lintian git" ;;
 lint)	want="$base $lint" ;;
 bench)	want="$base $vm $bench" ;;
 debug)	want="$base $vm $debug" ;;
-all)	want="$base $vm $lint $fuzz $bench $debug $pkg gnuplot-nox" ;;
+all)	want="$base $vm $lint $fuzz $ref $bench $debug $pkg gnuplot-nox" ;;
 *)	echo "usage: $0 [--check] [build|check|demo|deb|lint|bench|debug|all]" >&2; exit 2 ;;
 esac
 

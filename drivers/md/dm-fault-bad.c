@@ -27,6 +27,12 @@
  *
  * Ranges with equal kinds that touch or overlap are kept as one; a range
  * with writes left to fail is kept apart, since its count is its own.
+ *
+ * fault-dust's map is a map of blocks: its entries are dm-dust's blocks,
+ * each one thing that dust's messages list, count, query and remove.  So
+ * every change to it (an add or a remove by any message, a heal by a
+ * write smaller than a block) covers whole blocks, and a heal counts and
+ * reports each block it removes.
  */
 #include <linux/maple_tree.h>
 #include <linux/slab.h>
@@ -278,6 +284,17 @@ int fault_bad_clear(struct fault_bad *bad)
 	return 0;
 }
 
+/* In a map of blocks, widen keys [@first, @last] to the blocks they touch. */
+static void fault_bad_whole(const struct fault_bad *bad, u64 *first, u64 *last)
+{
+	u64 mask = BIT_ULL(bad->block_shift) - 1;
+
+	if (bad->blocks) {
+		*first &= ~mask;
+		*last |= mask;
+	}
+}
+
 /*
  * Make keys [@first, @last] map to @entry (NULL: not bad), merging with
  * equal neighbours, and keep the range and sector counts.  Caller:
@@ -330,7 +347,7 @@ static int fault_bad_store(struct fault_bad *bad, unsigned long first, unsigned 
 
 /**
  * fault_bad_insert - mark keys [@first, @last] bad with the kind @a
- * @bad: the map
+ * @bad: the map; a map of blocks marks the blocks the keys touch
  * @first: the first key
  * @last: the last key, inclusive
  * @a: the kind; overlapped ranges take it where they overlap
@@ -343,6 +360,7 @@ int fault_bad_insert(struct fault_bad *bad, u64 first, u64 last, const struct fa
 {
 	int r = -EEXIST;
 
+	fault_bad_whole(bad, &first, &last);
 	mutex_lock(&bad->lock);
 	if (!exclusive || !mtree_load(fault_bad_tree(bad), first))
 		r = fault_bad_store(bad, first, last, fault_bad_entry(a), GFP_KERNEL);
@@ -352,7 +370,7 @@ int fault_bad_insert(struct fault_bad *bad, u64 first, u64 last, const struct fa
 
 /**
  * fault_bad_erase - mark keys [@first, @last] good
- * @bad: the map
+ * @bad: the map; a map of blocks removes the blocks the keys touch
  * @first: the first key
  * @last: the last key, inclusive
  * @must_exist: refuse with -ENOENT if @first is not bad
@@ -363,6 +381,7 @@ int fault_bad_erase(struct fault_bad *bad, u64 first, u64 last, bool must_exist)
 {
 	int r = -ENOENT;
 
+	fault_bad_whole(bad, &first, &last);
 	mutex_lock(&bad->lock);
 	if (!must_exist || mtree_load(fault_bad_tree(bad), first))
 		r = fault_bad_store(bad, first, last, NULL, GFP_KERNEL);
@@ -428,19 +447,34 @@ static blk_status_t fault_bad_fail(struct fault_bad *bad, struct bio *bio, u64 k
 }
 
 /*
+ * A write healed keys [@lo, @hi]: one heal, or in a map of blocks one for
+ * each block, as each is an entry of its own.  Caller: bad->lock.
+ */
+static void fault_bad_healed(struct fault_c *fc, u64 lo, u64 hi)
+{
+	struct fault_bad *bad = fc->bad;
+	u64 n = bad->blocks ? ((hi - lo) >> bad->block_shift) + 1 : 1, i;
+
+	this_cpu_add(bad->stats->heals, n);
+	for (i = 0; bad->healed && i < n; i++)
+		bad->healed(fc, lo + (i << bad->block_shift));
+}
+
+/*
  * A write met a heal range: under the lock, walk the ranges it touches in
  * order; heal ranges with no writes left to fail lose the sectors the
- * write covers, the first range that fails it (sticky, write, or heal with
- * writes left, whose count goes down) ends the walk.  Either changes the
- * map under the write side of its per-CPU semaphore, which has no trylock:
- * a REQ_NOWAIT write goes back to its submitter, to come again without it.
+ * write covers (in a map of blocks, the blocks it touches), the first
+ * range that fails it (sticky, write, or heal with writes left, whose
+ * count goes down) ends the walk.  Either changes the map under the write
+ * side of its per-CPU semaphore, which has no trylock: a REQ_NOWAIT write
+ * goes back to its submitter, to come again without it.
  */
 static blk_status_t fault_bad_write(struct fault_c *fc, struct bio *bio, u64 key, u64 end)
 {
 	struct fault_bad *bad = fc->bad;
 	struct fault_bad_attr a;
 	blk_status_t st = BLK_STS_OK;
-	u64 first, last, pos = key;
+	u64 first, last, lo, hi, pos = key;
 	void *e;
 
 	if (bio->bi_opf & REQ_NOWAIT)
@@ -458,13 +492,14 @@ static blk_status_t fault_bad_write(struct fault_c *fc, struct bio *bio, u64 key
 		if (a.mode == FAULT_BAD_READ)
 			goto next;
 		if (a.mode == FAULT_BAD_HEAL && !a.wr_fail) {
-			if (fault_bad_store(bad, max(first, key), min(last, end), NULL, GFP_NOIO)) {
+			lo = max(first, key);
+			hi = min(last, end);
+			fault_bad_whole(bad, &lo, &hi);
+			if (fault_bad_store(bad, lo, hi, NULL, GFP_NOIO)) {
 				st = BLK_STS_RESOURCE;
 				break;
 			}
-			this_cpu_inc(bad->stats->heals);
-			if (bad->healed)
-				bad->healed(fc, max(first, key));
+			fault_bad_healed(fc, lo, hi);
 			goto next;
 		}
 		if (a.mode == FAULT_BAD_HEAL) {

@@ -229,11 +229,16 @@ void fault_delay_format(const struct fault_compat_args *ca, const char *dev,
  * @len: the target's length in sectors: a block is no longer
  * @error: set to the reason on failure, in dm-dust's words
  *
+ * dm-dust's checks in dm-dust's order, the offset last.  The offset is
+ * read as the fault target reads it: digits only, and a number past 2^64
+ * is refused where dm-dust's sscanf() takes it modulo 2^64.
+ *
  * Return: 0, or -EINVAL with *@error set.
  */
 int fault_dust_parse(struct fault_compat_args *ca, unsigned int argc, char **argv, u64 len,
 		     char **error)
 {
+	unsigned long long start;
 	unsigned int blksz;
 
 	if (argc != 3) {
@@ -254,6 +259,10 @@ int fault_dust_parse(struct fault_compat_args *ca, unsigned int argc, char **arg
 	}
 	if (blksz >> SECTOR_SHIFT > min_t(u64, len, FAULT_DUST_MAX_BLOCK_SECTORS)) {
 		*error = "Block size is too large";
+		return -EINVAL;
+	}
+	if (!isdigit(argv[1][0]) || kstrtoull(argv[1], 10, &start)) {
+		*error = "Invalid device offset sector";
 		return -EINVAL;
 	}
 	ca->blksz = blksz;
@@ -298,25 +307,29 @@ static const struct {
  * dm-dust's checks in dm-dust's order: the word count, the numbers (a
  * number that does not read is refused with no log line, as dm-dust
  * refuses it), their ranges, then the word count the message takes.
- * Words are matched in any case.
+ * Words are matched in any case.  A first word that is none of dm-dust's
+ * goes through the same checks, so that @m->why or @m->unrecognized tells
+ * what dm-dust logs for it, should the fault target's messages not take it
+ * either.
  *
  * Return: 0; -ENOTTY when the first word is none of dm-dust's (the fault
- * target's own messages then read the words); -EINVAL with @m->why the line
- * dm-dust logs, "" for none.
+ * target's own messages then read the words); -EINVAL; with either
+ * refusal, @m->why the line dm-dust logs, "" for none, or
+ * @m->unrecognized.
  */
 int fault_dust_msg_parse(struct fault_dust_msg *m, unsigned int argc, char **argv,
 			 u64 nr_blocks)
 {
 	unsigned int i;
+	int refused;
 	char dummy;
 
 	memset(m, 0, sizeof(*m));
 	for (i = FAULT_DUST_NONE + 1; argc && i < FAULT_NR_DUST_CMDS; i++)
 		if (!strcasecmp(argv[0], fault_dust_cmds[i].word))
 			m->cmd = i;
-	if (m->cmd == FAULT_DUST_NONE)
-		return -ENOTTY;
-	if (argc == 1) {
+	refused = m->cmd == FAULT_DUST_NONE ? -ENOTTY : -EINVAL;
+	if (argc == 1 && m->cmd != FAULT_DUST_NONE) {
 		if (fault_dust_cmds[m->cmd].min_argc == 1)
 			return 0;
 		scnprintf(m->why, sizeof(m->why), "%s requires an additional argument", argv[0]);
@@ -324,25 +337,25 @@ int fault_dust_msg_parse(struct fault_dust_msg *m, unsigned int argc, char **arg
 	}
 	if (argc > 3) {
 		scnprintf(m->why, sizeof(m->why), "invalid number of arguments '%u'", argc);
-		return -EINVAL;
+		return refused;
 	}
-	if (sscanf(argv[1], "%llu%c", &m->block, &dummy) != 1)
-		return -EINVAL;
+	if (argc > 1 && sscanf(argv[1], "%llu%c", &m->block, &dummy) != 1)
+		return refused;
 	if (argc == 3) {
 		if (sscanf(argv[2], "%u%c", &m->wr_fail, &dummy) != 1)
-			return -EINVAL;
+			return refused;
 		if (m->wr_fail > 255) {
 			scnprintf(m->why, sizeof(m->why), "selected write fail count out of range");
-			return -EINVAL;
+			return refused;
 		}
 	}
 	if (m->block > nr_blocks) {
 		scnprintf(m->why, sizeof(m->why), "selected block value out of range");
-		return -EINVAL;
+		return refused;
 	}
 	if (argc > fault_dust_cmds[m->cmd].max_argc) {
-		scnprintf(m->why, sizeof(m->why), "unrecognized message '%s' received", argv[0]);
-		return -EINVAL;
+		m->unrecognized = true;
+		return refused;
 	}
-	return 0;
+	return m->cmd == FAULT_DUST_NONE ? -ENOTTY : 0;
 }

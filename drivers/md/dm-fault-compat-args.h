@@ -61,6 +61,12 @@ struct fault_dust_msg {
 	unsigned long long block;	/* add, remove, query */
 	unsigned int wr_fail;		/* add: writes to fail before the block heals */
 	char why[FAULT_DUST_WHY_MAX];	/* refused: dm-dust's log line; "": it logs none */
+	/*
+	 * refused for its first word, with dm-dust's line "unrecognized message
+	 * '<first word>' received", which the word, of any length, makes too
+	 * long for @why: the caller prints it
+	 */
+	bool unrecognized;
 };
 
 int fault_flakey_parse(struct fault_compat_args *ca, struct dm_arg_set *as, char **error);

@@ -12,9 +12,13 @@
  * As dm-dust: blocks are numbered as the device below numbers them, bios
  * are split at block boundaries, the map starts disabled ("enable" makes
  * reads of bad blocks fail), a failure is an I/O error, a write to a bad
- * block fails its write fail count of times and then removes the block.
- * The replies and log lines are dm-dust's, word for word; the heal line
- * names the block written (dm-dust divides its number once more).
+ * block (any part of it) fails its write fail count of times and then
+ * removes the block.  The replies, log lines and their levels, and the
+ * reasons and errnos of a refused table are dm-dust's, word for word.
+ * Where dm-dust is wrong fault-dust is not: an empty flush writes no
+ * block (dm-dust takes it for a write to block 0), a discard heals every
+ * block it covers (dm-dust, its first), and the heal line names the block
+ * written (dm-dust divides its number once more).
  */
 #include <linux/device-mapper.h>
 
@@ -231,7 +235,7 @@ int fault_error_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	return r;
 }
 
-/* A write healed the sectors from @key: dm-dust's line for the block. */
+/* A write healed the block at @key: dm-dust's line for it. */
 static void fault_dust_healed(struct fault_c *fc, u64 key)
 {
 	if (!READ_ONCE(fc->dust.quiet))
@@ -257,8 +261,9 @@ int fault_dust_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		return r;
 	fc = fault_ctx_start(ti, FAULT_DUST, &as);
+	/* dm-dust fails with -EINVAL whatever the lookup returned */
 	if (IS_ERR(fc))
-		return PTR_ERR(fc);
+		return PTR_ERR(fc) == -ENOMEM ? -ENOMEM : -EINVAL;
 	fc->cargs = ca;
 	fc->dust.shift = __ffs(ca.blksz >> SECTOR_SHIFT);
 	r = fault_bad_create(fc, fc->start, false);
@@ -266,6 +271,8 @@ int fault_dust_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Cannot allocate context";
 		goto bad;
 	}
+	fc->bad->blocks = true;
+	fc->bad->block_shift = fc->dust.shift;
 	fc->bad->healed = fault_dust_healed;
 	r = dm_set_target_max_io_len(ti, ca.blksz >> SECTOR_SHIFT);
 	if (!r)
@@ -361,6 +368,43 @@ static int fault_dust_list(struct fault_c *fc, char *result, unsigned int maxlen
 	return 1;
 }
 
+/* dm-dust's line for a message it refuses, if any.  Return: -EINVAL. */
+static int fault_dust_log_refusal(const struct fault_dust_msg *m, char **argv)
+{
+	if (m->unrecognized)
+		DMERR("unrecognized message '%s' received", argv[0]);
+	else if (m->why[0])
+		DMERR("%s", m->why);
+	return -EINVAL;
+}
+
+/* The blocks of the device below, the last one that a message may name. */
+static u64 fault_dust_nr_blocks(struct fault_c *fc)
+{
+	return bdev_nr_sectors(fc->dev->bdev) >> fc->dust.shift;
+}
+
+/**
+ * fault_dust_refused - a message that neither dm-dust's words nor the
+ *                      fault target's took, refused as dm-dust refuses it
+ * @fc: the device
+ * @argc: number of words
+ * @argv: the words
+ *
+ * Logs dm-dust's line for it ("unrecognized message '<word>' received", or
+ * what dm-dust checks before that) at dm-dust's level, under dm-dust's
+ * prefix, where the fault target would warn under its own.
+ *
+ * Return: -EINVAL, as dm-dust.
+ */
+int fault_dust_refused(struct fault_c *fc, unsigned int argc, char **argv)
+{
+	struct fault_dust_msg m;
+
+	fault_dust_msg_parse(&m, argc, argv, fault_dust_nr_blocks(fc));
+	return fault_dust_log_refusal(&m, argv);
+}
+
 /**
  * fault_dust_message - dm-dust's messages on a fault-dust device
  * @fc: the device
@@ -380,13 +424,11 @@ int fault_dust_message(struct fault_c *fc, unsigned int argc, char **argv, char 
 	unsigned int sz = 0;
 	int r;
 
-	r = fault_dust_msg_parse(&m, argc, argv,
-				 bdev_nr_sectors(fc->dev->bdev) >> fc->dust.shift);
-	if (r) {
-		if (m.why[0])
-			DMERR("%s", m.why);
+	r = fault_dust_msg_parse(&m, argc, argv, fault_dust_nr_blocks(fc));
+	if (r == -EINVAL)
+		return fault_dust_log_refusal(&m, argv);
+	if (r)
 		return r;
-	}
 	switch (m.cmd) {
 	case FAULT_DUST_ADD:
 		return fault_dust_add(fc, m.block, m.wr_fail);

@@ -633,7 +633,8 @@ static const fault_msg_fn fault_msg_handlers[FAULT_NR_MSGS] = {
 
 /*
  * A message: dm-dust's words first on a fault-dust device, then the
- * parser, which refuses in one place, then the message's handler.
+ * parser, which refuses in one place (a word neither knows, on a fault-dust
+ * device, as dm-dust refuses it), then the message's handler.
  */
 static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 			 char *result, unsigned int maxlen)
@@ -649,6 +650,8 @@ static int fault_message(struct dm_target *ti, unsigned int argc, char **argv,
 			return r;
 	}
 	r = fault_msg_parse(&m, argc, argv, &error);
+	if (r && m.cmd == FAULT_MSG_NONE && fc->compat == FAULT_DUST)
+		return fault_dust_refused(fc, argc, argv);
 	if (r)
 		return fault_msg_refused(fc, &m, error);
 	if (WARN_ON_ONCE(!fault_msg_handlers[m.cmd]))

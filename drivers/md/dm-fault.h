@@ -136,8 +136,14 @@ struct fault_bad {
 	u64 nr_ranges, nr_sectors;	/* changed under lock */
 	bool enabled;			/* fails bios at all */
 	bool partial;			/* completes the good blocks before a bad one */
+	/*
+	 * fault-dust: the map holds whole blocks of 2^block_shift keys, and
+	 * every change (add, remove, heal) covers the blocks it touches
+	 */
+	bool blocks;
+	unsigned int block_shift;
 	struct fault_bad_stats __percpu *stats;
-	/* told under @lock that a write healed the sectors from key @key, or NULL */
+	/* told under @lock that a write healed the block or range at key @key, or NULL */
 	void (*healed)(struct fault_c *fc, u64 key);
 };
 
@@ -286,6 +292,7 @@ int fault_flakey_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_delay_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_error_ctr(struct dm_target *ti, unsigned int argc, char **argv);
 int fault_dust_ctr(struct dm_target *ti, unsigned int argc, char **argv);
+int fault_dust_refused(struct fault_c *fc, unsigned int argc, char **argv);
 int fault_dust_message(struct fault_c *fc, unsigned int argc, char **argv, char *result,
 		       unsigned int maxlen);
 bool fault_compat_status(struct fault_c *fc, status_type_t type, char *result,

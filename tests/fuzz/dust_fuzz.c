@@ -8,9 +8,10 @@
  *    2^64 - 1); the rest is the message's words, split at blanks as dmsetup
  *    message passes them;
  *  - the parser returns 0, -ENOTTY (no word of dm-dust's: the fault
- *    target's messages read it, and nothing is logged) or -EINVAL with the
- *    line dm-dust logs, whole in its buffer, or none only where a number
- *    did not read (two or three words);
+ *    target's messages read it) or -EINVAL; a refusal carries the line
+ *    dm-dust logs, whole in its buffer or as "unrecognized" (not both), or
+ *    none only where a number did not read (two or three words) or there
+ *    are no words;
  *  - an accepted message has a word count its command takes, a block not
  *    past the device, a write fail count to 255 and only with three words;
  *  - an accepted message printed back (its first word, the block, the
@@ -38,6 +39,7 @@ static void __noreturn fz_fail(const char *what, const char *detail)
 static bool fz_same(const struct fault_dust_msg *a, const struct fault_dust_msg *b)
 {
 	return a->cmd == b->cmd && a->block == b->block && a->wr_fail == b->wr_fail &&
+	       a->unrecognized == b->unrecognized &&
 	       !strcmp(a->why, b->why);
 }
 
@@ -53,9 +55,11 @@ static void fz_check(const struct fault_dust_msg *m, int r, unsigned int argc, u
 		fz_fail("command", "none where a word was taken, or one where none was");
 	if (len >= FAULT_DUST_WHY_MAX - 1)
 		fz_fail("log line", "fills its buffer: cut short");
-	if (len && r != -EINVAL)
+	if ((len || m->unrecognized) && !r)
 		fz_fail("log line", "given with no refusal");
-	if (r == -EINVAL && !len && argc != 2 && argc != 3)
+	if (len && m->unrecognized)
+		fz_fail("log line", "two for one refusal");
+	if (r && argc && !len && !m->unrecognized && argc != 2 && argc != 3)
 		fz_fail("refused", "with no log line, not for a number");
 	if (strchr(m->why, '\n'))
 		fz_fail("log line", "holds a newline");

@@ -154,6 +154,15 @@ static void test_dust_table(void)
 	dust_table("dev 0 1536", 8, NULL, "Block size must be a power of 2");
 	dust_table("dev 0 8192", 8, NULL, "Block size is too large");
 	dust_table("dev 0 2147483648", 1ULL << 40, NULL, "Block size is too large");
+	dust_table("dev 2048 512", 8, "253:0 0 512", NULL);
+	/* the offset as dm-dust's sscanf() reads it: digits only, after the block size */
+	dust_table("dev abc 512", 8, NULL, "Invalid device offset sector");
+	dust_table("dev +8 512", 8, NULL, "Invalid device offset sector");
+	dust_table("dev -1 512", 8, NULL, "Invalid device offset sector");
+	dust_table("dev 8x 512", 8, NULL, "Invalid device offset sector");
+	dust_table("dev abc 256", 8, NULL, "Block size must be at least 512");
+	/* past 2^64: dm-dust takes it modulo 2^64, fault-dust refuses it */
+	dust_table("dev 18446744073709551616 512", 8, NULL, "Invalid device offset sector");
 }
 
 /* What a dm-dust message reads as: r, and cmd, block and wr_fail or the log line. */
@@ -184,7 +193,16 @@ static void test_dust_msg(void)
 		{ "quiet", 0, FAULT_DUST_QUIET, 0, 0, "" },
 		{ "listbadblocks", 0, FAULT_DUST_LIST, 0, 0, "" },
 		{ "", -ENOTTY, FAULT_DUST_NONE, 0, 0, "" },
-		{ "frob", -ENOTTY, FAULT_DUST_NONE, 0, 0, "" },
+		/* a word not dm-dust's: what dm-dust would log, should the fault target refuse it */
+		{ "frob", -ENOTTY, FAULT_DUST_NONE, 0, 0, "unrecognized message 'frob' received" },
+		{ "frob 5", -ENOTTY, FAULT_DUST_NONE, 0, 0, "unrecognized message 'frob' received" },
+		{ "frob 5 255", -ENOTTY, FAULT_DUST_NONE, 0, 0,
+		  "unrecognized message 'frob' received" },
+		{ "frob 5000", -ENOTTY, FAULT_DUST_NONE, 0, 0, "selected block value out of range" },
+		{ "frob 5 256", -ENOTTY, FAULT_DUST_NONE, 0, 0,
+		  "selected write fail count out of range" },
+		{ "frob 1 2 3", -ENOTTY, FAULT_DUST_NONE, 0, 0, "invalid number of arguments '4'" },
+		{ "frob x", -ENOTTY, FAULT_DUST_NONE, 0, 0, "" },
 		{ "rule add error", -ENOTTY, FAULT_DUST_NONE, 0, 0, "" },
 		{ "addbadblock", -EINVAL, FAULT_DUST_ADD, 0, 0,
 		  "addbadblock requires an additional argument" },
@@ -215,7 +233,7 @@ static void test_dust_msg(void)
 	};
 	const struct dust_case *c;
 	struct fault_dust_msg m;
-	char buf[128], *argv[MAX_ARGS];
+	char buf[128], why[160], *argv[MAX_ARGS];
 	unsigned int i, argc;
 	int r;
 
@@ -223,8 +241,12 @@ static void test_dust_msg(void)
 		c = &cases[i];
 		argc = words_split(c->text, buf, sizeof(buf), argv, MAX_ARGS);
 		r = fault_dust_msg_parse(&m, argc, argv, 1024);
-		ktap_check(r == c->r && m.cmd == c->cmd && !strcmp(m.why, c->why),
-			   "'%s': %d %d '%s', want %d %d '%s'", c->text, r, m.cmd, m.why, c->r,
+		if (m.unrecognized)
+			snprintf(why, sizeof(why), "unrecognized message '%s' received", argv[0]);
+		else
+			snprintf(why, sizeof(why), "%s", m.why);
+		ktap_check(r == c->r && m.cmd == c->cmd && !strcmp(why, c->why),
+			   "'%s': %d %d '%s', want %d %d '%s'", c->text, r, m.cmd, why, c->r,
 			   c->cmd, c->why);
 		if (m.cmd == FAULT_DUST_ADD || m.cmd == FAULT_DUST_REMOVE ||
 		    m.cmd == FAULT_DUST_QUERY)

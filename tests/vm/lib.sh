@@ -219,11 +219,12 @@ dmf_unload() {
 	"$top/tests/vm/unload" "$@"
 }
 
-# nullb_create NAME SIZE_MB [memory_backed(0|1) [BLOCKSIZE [discard]]]: a
-# null_blk device through configfs (512-byte blocks unless BLOCKSIZE says);
-# prints its /dev path.
+# nullb_create NAME SIZE_MB [memory_backed(0|1) [BLOCKSIZE [discard] [cache]]]:
+# a null_blk device through configfs (512-byte blocks unless BLOCKSIZE says;
+# cache: a 1 MiB volatile write cache, so that empty flushes reach the
+# device above); prints its /dev path.
 nullb_create() {
-	local d=/sys/kernel/config/nullb/$1
+	local d=/sys/kernel/config/nullb/$1 o
 
 	modprobe null_blk nr_devices=0 >/dev/null 2>&1 || return 1
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
@@ -231,7 +232,12 @@ nullb_create() {
 	echo "$2" > "$d/size"
 	echo "${3:-1}" > "$d/memory_backed"
 	echo "${4:-512}" > "$d/blocksize" 2>/dev/null
-	[ "$5" = discard ] && echo 1 > "$d/discard"
+	for o in "${@:5}"; do
+		case $o in
+		discard) echo 1 > "$d/discard" ;;
+		cache) echo 1 > "$d/cache_size" ;;
+		esac
+	done
 	echo 1 > "$d/power"
 	echo "/dev/$1"
 }

@@ -357,7 +357,64 @@ fails_with "sector 31 (block 3) fails" "Input/output error" rd d4 31 1
 check "sector 32 reads" rd d4 32 1
 check "sector 23 reads" rd d4 23 1
 expect "one block" "countbadblocks: 1 badblock(s) found" "$(dmsetup message d4 0 countbadblocks)"
+check "addbadblock 4: beside 3" dmsetup message d4 0 addbadblock 4
+kmsg_mark
+check "a 512-byte write to sector 33, in block 4" wr d4 33 1 $T/data
+expect "it heals block 4 whole, logged once" \
+	"device-mapper: dust: block 4 removed from badblocklist by write" \
+	"$(kmsg_since | grep -o 'device-mapper: dust: block.*removed.*')"
+check "sector 32 (block 4) reads" rd d4 32 1
+check "sector 39 (block 4) reads" rd d4 39 1
+fails_with "sector 31 (block 3) still fails" "Input/output error" rd d4 31 1
+expect "listbadblocks: block 3" "3" "$(dmsetup message d4 0 listbadblocks)"
+expect "queryblock 4" "dust_query_block: block 4 not found in badblocklist" \
+	"$(dmsetup message d4 0 queryblock 4)"
+expect "bad list: block 3's sectors" "24-31 mode=heal status=eio wr_fail=0" \
+	"$(dmsetup message d4 0 bad list)"
+kmsg_mark
+check "a 512-byte write to sector 26, in block 3" wr d4 26 1 $T/data
+expect "it heals block 3 whole" "device-mapper: dust: block 3 removed from badblocklist by write" \
+	"$(kmsg_since | grep -o 'device-mapper: dust: block.*removed.*')"
+check "sectors 24-31 (block 3) read" rd d4 24 8
+expect "countbadblocks: none" "countbadblocks: 0 badblock(s) found" \
+	"$(dmsetup message d4 0 countbadblocks)"
+expect "queryblock 3" "dust_query_block: block 3 not found in badblocklist" \
+	"$(dmsetup message d4 0 queryblock 3)"
+expect "listbadblocks: none" "No blocks in badblocklist" "$(dmsetup message d4 0 listbadblocks)"
+refused "removebadblock 3: not found" "dust: dust_remove_block: block 3 not found in badblocklist" \
+	dmsetup message d4 0 removebadblock 3
+expect "clearbadblocks: none" "dust_clear_badblocks: no badblocks found" \
+	"$(dmsetup message d4 0 clearbadblocks)"
+expect "bad count: the map is empty" "ranges=0 sectors=0" "$(dmsetup message d4 0 bad count)"
+expect "two heals counted, one a block" "heals=2" \
+	"$(dmsetup message d4 0 stats | awk '$1 == "bad" {print $NF}')"
+check "bad add 41: a sector of block 5" dmsetup message d4 0 bad add 41
+expect "it marks block 5 whole" "ranges=1 sectors=8" "$(dmsetup message d4 0 bad count)"
+fails_with "sector 40 (block 5) fails, medium error" "No data available" rd d4 40 1
+expect "queryblock 5" "dust_query_block: block 5 found in badblocklist" \
+	"$(dmsetup message d4 0 queryblock 5)"
+check "bad remove 47: a sector of block 5" dmsetup message d4 0 bad remove 47
+expect "it removes block 5 whole" "countbadblocks: 0 badblock(s) found" \
+	"$(dmsetup message d4 0 countbadblocks)"
+check "sector 41 reads" rd d4 41 1
 check "remove d4" dmsetup remove d4
+
+# 8 KiB blocks on a 4 KiB-sector disk: a 4 KiB write is half a block
+check "fault-dust with 8 KiB blocks on a 4 KiB disk" \
+	dm_create d8 "0 $(dm_size "$NB4") fault-dust $NB4 0 8192"
+check "enable" dmsetup message d8 0 enable
+check "addbadblock 2" dmsetup message d8 0 addbadblock 2
+check "addbadblock 3" dmsetup message d8 0 addbadblock 3
+check "a 4 KiB write to sector 40, the second half of block 2" \
+	dd if=$T/data of=/dev/mapper/d8 bs=4096 seek=5 count=1 oflag=direct conv=notrunc status=none
+check "sector 32 (block 2's first half) reads" \
+	dd if=/dev/mapper/d8 of=/dev/null bs=4096 skip=4 count=1 iflag=direct status=none
+expect "listbadblocks: block 3" "3" "$(dmsetup message d8 0 listbadblocks)"
+expect "countbadblocks: 1" "countbadblocks: 1 badblock(s) found" \
+	"$(dmsetup message d8 0 countbadblocks)"
+expect "bad count: one range of 16 sectors" "ranges=1 sectors=16" \
+	"$(dmsetup message d8 0 bad count)"
+check "remove d8" dmsetup remove d8
 dm_refused "dust: a block size not a power of 2" fault-dust "Block size must be a power of 2" \
 	"0 $S fault-dust $NB 0 1000"
 dm_refused "dust: a block size under 512" fault-dust "Block size must be at least 512" \
