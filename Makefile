@@ -19,6 +19,11 @@
 #                   picture of faults and latency by the second (build/demo.png)
 #   make hunt       dmfault hunt over its whole catalogue in a VM, each kernel in
 #                   turn (HUNT_STEPS steps a path, default 150; HUNT_PATHS: some)
+#   make crashtest-catalogue  dmfault crashtest over every entry of its catalogue on
+#                   each of its filesystems in a VM, each kernel in turn: a row of
+#                   the verdict table a run (CT_ENTRIES: some; CT_FSES: only these;
+#                   CT_STATES states a run, default 60; CT_MINIMISE checks to shrink
+#                   a failure, default 32).  Hours: not in make check
 #   make soak       tests/vm/soak.sh in a VM, each kernel in turn: SOAK_SECONDS
 #                   (default 3600) of fio verify, rule changes, table swaps,
 #                   messages and create/remove at once, then dmfault hunt over
@@ -32,7 +37,8 @@
 #   make install    make's modules under /lib/modules/KVER/updates/dm-fault (and
 #                   depmod), then install-tools; DESTDIR honoured.  make uninstall
 #   make install-tools  no build: dmfault, its man page, bash completion, hunt's
-#                   catalogue and helper under PREFIX (/usr/local)
+#                   catalogue and helper, crashtest's catalogue and its shell
+#                   helpers under PREFIX (/usr/local)
 #   make dkms-install  the sources to /usr/src/dm-fault-VERSION, then dkms
 #                   add, build and install for every kernel with headers
 #   make deb        build/deb/dm-fault-dkms_VERSION_all.deb and dmfault_VERSION_ARCH.deb
@@ -58,7 +64,7 @@ export KVERS KVER KDIR
 SRCS := Kbuild lib drivers mm include
 
 .PHONY: all modules tools dust-ref check check-long check-debug unit fuzz vmtest demo hunt soak \
-	lint bench fuzz-seq fuzz-seq-debug \
+	lint bench fuzz-seq fuzz-seq-debug crashtest-catalogue \
 	install install-tools uninstall dkms-install dkms-uninstall in-tree-check deb deb-check clean deps
 
 PREFIX ?= /usr/local
@@ -156,6 +162,14 @@ fuzz-seq-debug: need-debug
 	@rc=0; for v in $(DEBUG_KERNELS); do \
 		DEBUG_KERNEL=$$v SEQFUZZ_SECONDS=$(SEQFUZZ_SECONDS) \
 		DMF_SUITE_TIMEOUT=$$(($(SEQFUZZ_SECONDS) * 3 + 1200)) tests/check-debug 70-seqfuzz || rc=1; \
+	done; exit $$rc
+
+crashtest-catalogue: need-check
+	@$(MAKE) -s modules tools KVERS="$(K)"
+	@rc=0; for k in $(K); do \
+		nice -n 10 tests/vm/run --kernel $$k --mem 2048 --disk 1G --timeout 36000 -- \
+			env CT_STATES=$${CT_STATES:-60} CT_MINIMISE=$${CT_MINIMISE:-32} CT_FSES="$$CT_FSES" \
+			tests/vm/crashtest-catalogue.sh $$CT_ENTRIES || rc=1; \
 	done; exit $$rc
 
 # One VM a kernel, in turn; each run's console goes to soak-KVER.log too.

@@ -107,6 +107,12 @@ static const struct dft_opt dft_options[] = {
 	STR("workload", "CMD", ct_workload, "crashtest: the program under test, recorded"),
 	STR("check", "CMD", ct_check, "crashtest: judge a crash state (mount, app check, fsck)"),
 	STR("state", "SPEC", ct_state, "crashtest: record again and check only this state"),
+	{ "settle", 0, "SECONDS", DFT_OPT_SECONDS, offsetof(struct dft_opts, ct_settle),
+	  offsetof(struct dft_opts, ct_have_settle), NULL,
+	  "crashtest: keep recording SECONDS after the workload exits (default 0)" },
+	STR("entry", "NAME", ct_entry,
+	    "crashtest: the setup, workload, check and settle of a catalogue's entry"),
+	STR("fs", "FS", ct_fs, "crashtest --entry: the filesystem (default: the entry's first)"),
 	{ "subset-max", 0, "N", DFT_OPT_U64, offsetof(struct dft_opts, ct_subset_max),
 	  offsetof(struct dft_opts, ct_have_subset_max), NULL,
 	  "crashtest: every subset of an epoch of at most N writes (default 8)" },
@@ -127,8 +133,8 @@ static const struct dft_opt dft_options[] = {
 	{ "unit", 0, "SIZE", DFT_OPT_SIZE, offsetof(struct dft_opts, ct_unit),
 	  offsetof(struct dft_opts, ct_have_unit), NULL,
 	  "crashtest: what a torn write keeps or loses (default: the logical block)" },
-	STR("catalog", "FILE", hunt_catalog,
-	    "hunt: the catalogue of paths (default: the one installed with the tool)"),
+	STR("catalog", "FILE", catalog,
+	    "hunt, crashtest: the catalogue (default: the one installed with the tool)"),
 	STR("dir", "DIR", hunt_dir,
 	    "hunt: scratch files and loop images here (default: a new directory in $TMPDIR)"),
 	STR("mode", "MODE", bad_mode,
@@ -230,8 +236,9 @@ static const struct dft_cmd dft_cmds[] = {
 	       "nth-sweep", "max-steps", "step-timeout", "exec"), DFT_CMD_ARGV },
 	{ "crashtest", "DEV", 1, 1, dft_cmd_crashtest,
 	  "record a workload on DEV once, then check the crash states it can leave",
-	  OPTS("setup", "workload", "check", "state", "subset-max", "samples", "seed",
-	       "max-states", "minimise", "limit", "unit", "step-timeout", "json"), 0 },
+	  OPTS("setup", "workload", "check", "state", "settle", "catalog", "entry", "fs",
+	       "subset-max", "samples", "seed", "max-states", "minimise", "limit", "unit",
+	       "step-timeout", "json"), 0 },
 	{ "hunt", "[PATH...]", 0, -1, dft_cmd_hunt,
 	  "sweep a catalogue of kernel paths with fail-nth; table of findings",
 	  OPTS("slab", "page", "set", "max-steps", "step-timeout", "catalog", "dir", "json"), 0 },
@@ -710,6 +717,8 @@ static int dft_set_opt(const struct dft_cmd *cmd, struct dft_opts *o,
 			return dft_usage_err(cmd, "--%s: '%s' is not a number of seconds (0 to 604800)",
 					     opt->name, val);
 		*(unsigned int *)((char *)o + opt->off) = u;
+		if (opt->seen)
+			*(bool *)((char *)o + opt->seen) = true;
 		return 0;
 	case DFT_OPT_STR:
 		*(char **)((char *)o + opt->off) = val;

@@ -3,15 +3,13 @@
 # Sourced by the crashtest programs: make, mount and check the filesystem
 # $fs (ext4 or xfs) on $DMF_DEV at $DMF_MNT, and mark the workload's steps.
 
-# ext4: inode tables and journal zeroed by mkfs, not by a kernel thread in
-# the background of the workload (its writes would make two recordings of
-# one workload differ)
+. "$(dirname "${BASH_SOURCE[0]}")/../../../tools/dmfault/crash/crashtest.sh"
+
+# the catalogue's mkfs: ext4's inode tables and journal zeroed by mkfs, not
+# by a kernel thread in the background of the workload (its writes would
+# make two recordings of one workload differ)
 fs_make() {
-	case $fs in
-	ext4) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$DMF_DEV" ;;
-	xfs) mkfs.xfs -q -f "$DMF_DEV" ;;
-	*) echo "unknown filesystem $fs"; return 1 ;;
-	esac
+	DMF_FS=$fs dmf_mkfs
 }
 
 # ext4: no timed journal commit during a run, only what fsync asks for

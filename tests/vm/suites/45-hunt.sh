@@ -215,8 +215,8 @@ refused "--step-timeout takes seconds" "--step-timeout: 'x' is not a number of s
 I=$H/inst
 out=$(make -s -C "$top" install-tools DESTDIR=$I PREFIX=/usr 2>&1)
 expect "make install-tools DESTDIR PREFIX=/usr" "0 " "$? $out"
-expect "installed: the tool, its helper, catalogue, man page and completion" \
-	"libexec/dmfault/dmf-hunt sbin/dmfault share/bash-completion/completions/dmfault share/dmfault/hunt.catalog share/man/man8/dmfault.8" \
+expect "installed: the tool, its helper, the catalogues, crashtest's helpers, man page and completion" \
+	"libexec/dmfault/dmf-hunt sbin/dmfault share/bash-completion/completions/dmfault share/dmfault/crashtest.catalog share/dmfault/crashtest.sh share/dmfault/hunt.catalog share/man/man8/dmfault.8" \
 	"$(cd $I/usr && find . -type f | sed 's|^\./||' | sort | paste -sd' ')"
 check "a \$TMPDIR and a working directory outside the checkout" mkdir -p $H/tmp $H/cwd
 out=$(cd $H/cwd && TMPDIR=$H/tmp $I/usr/sbin/dmfault hunt "${HUNT_VM[@]}" -v --max-steps 3 tmpfs ext4 \

@@ -95,7 +95,7 @@ struct dft_opts {
 	int cmd_argc;
 	char **cmd_argv;
 	struct dft_sweep *sweep;		/* hunt: run --nth-sweep reports here */
-	char *hunt_catalog, *hunt_dir;		/* hunt --catalog, --dir */
+	char *catalog, *hunt_dir;		/* hunt and crashtest --catalog, hunt --dir */
 
 	/* crashtest */
 	char *ct_setup, *ct_workload, *ct_check, *ct_state;
@@ -103,6 +103,9 @@ struct dft_opts {
 	bool ct_have_seed, ct_have_limit, ct_have_unit, ct_have_subset_max, ct_have_samples;
 	bool ct_have_minimise;
 	long long ct_max_states;
+	unsigned int ct_settle;			/* seconds recorded after the workload */
+	bool ct_have_settle;
+	char *ct_entry, *ct_fs;			/* --entry of the catalogue, on --fs */
 
 	/* badblocks */
 	char *bad_mode, *bad_status;
@@ -129,6 +132,41 @@ bool dft_tty(FILE *f);
 
 int dft_add_set(struct dft_opts *o, const char *key, const char *val, const char *as_given);
 int dft_parse_setting(struct dft_opts *o, char *arg);
+
+/* ---- catalog.c: the catalogues of hunt and crashtest ---------------------- */
+
+/*
+ * What a command's catalogue stanza is: its struct (@size bytes) holds the
+ * name (a const char * at @name_off), the line where the stanza starts (an
+ * unsigned int at @line_off) and each key's value (a const char * at
+ * @val_off[i], NULL if not given).
+ */
+struct dft_cat_kind {
+	const char *what;		/* a stanza, in errors: "path", "entry" */
+	const char *const *keys;
+	const size_t *val_off;
+	unsigned int nr_keys;
+	const char *keys_said;		/* the keys, as an unknown one's error lists them */
+	unsigned int need;		/* the keys every stanza must have: bit i, key i */
+	size_t size, name_off, line_off;
+	/* a value's own syntax: 0, or nonzero with the reason in @why */
+	int (*value_bad)(unsigned int key, const char *v, char *why, size_t len);
+};
+
+/* A catalogue file, parsed: @st (@nr stanzas) points into its text. */
+struct dft_catalog {
+	char *text;
+	void *st;
+	unsigned int nr;
+};
+
+int dft_catalog_parse(struct dft_catalog *c, const struct dft_cat_kind *k, const char *file,
+		      char *err, size_t len);
+int dft_catalog_read(struct dft_catalog *c, const struct dft_cat_kind *k, const char *file,
+		     char *err, size_t len);
+void dft_catalog_free(struct dft_catalog *c);
+int dft_beside(const char *installed, const char *built, int mode, char *out, char *alt,
+	       size_t len);
 
 /* ---- spec.c: units and the option -> rule translation --------------------- */
 

@@ -6,10 +6,12 @@
  * A fault device with the volatile write cache goes on DEV.  --setup runs
  * (mkfs, mount); the "record" message writes the cache back and from then on
  * keeps every completed write in memory, numbered, with the flushes between
- * them, while nothing reaches DEV; --workload runs; "mark dmfault-end" ends
- * it; what is mounted is unmounted cleanly (recorded too); "crash" cuts the
- * power.  The recording is read with "record list" (record.c), and
- * explore.c picks the crash states worth checking.  Each is shown with
+ * them, while nothing reaches DEV; --workload runs; --settle seconds pass
+ * (what the kernel writes after the program returned: journal commits,
+ * writeback); "mark dmfault-end" ends it; what is mounted is unmounted
+ * cleanly (recorded too); "crash" cuts the power.  The recording is read
+ * with "record list" (record.c), and explore.c picks the crash states
+ * worth checking.  Each is shown with
  * "view" (DEV plus the writes the state keeps; the check's own writes go to
  * a scratch overlay) and judged by --check.  So the workload runs once,
  * however many states are checked, and a state costs one check.
@@ -23,10 +25,11 @@
  * (--state), since a deterministic workload records the same writes again.
  *
  * The commands run with sh -c, with DMF_DEV (the fault device) and DMF_MNT
- * (an empty directory) in the environment; the check also gets DMF_STATE
- * (the state's view spec), DMF_STEP and DMF_MARKS (the last mark the
- * workload made before the crash, and how many it made): the workload ran
- * once, so this is how a check knows what it had acknowledged by then.
+ * (an empty directory) in the environment, and for --entry DMF_FS and
+ * DMF_LIB (entry.c); the check also gets DMF_STATE (the state's view
+ * spec), DMF_STEP and DMF_MARKS (the last mark the workload made before
+ * the crash, and how many it made): the workload ran once, so this is how
+ * a check knows what it had acknowledged by then.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,14 +79,20 @@ static int dft_ct_err(const char *fmt, ...)
  */
 static int dft_ct_sh(struct dft_ct *ct, const char *what, const char *cmd, char *const *more)
 {
-	char dev[80], mnt[80], hung[600];
-	char *env[6] = { dev, mnt };
-	int status, fd, r, i;
+	char dev[80], mnt[80], fs[48], lib[4096 + 8], hung[600];
+	char *env[8] = { dev, mnt };
+	int status, fd, r, i, n = 2;
 
 	snprintf(dev, sizeof(dev), "DMF_DEV=%s", ct->dev);
 	snprintf(mnt, sizeof(mnt), "DMF_MNT=%s", ct->mnt);
+	if (*ct->fs) {
+		snprintf(fs, sizeof(fs), "DMF_FS=%s", ct->fs);
+		snprintf(lib, sizeof(lib), "DMF_LIB=%s", ct->lib);
+		env[n++] = fs;
+		env[n++] = lib;
+	}
 	for (i = 0; more && more[i] && i < 3; i++)
-		env[2 + i] = more[i];
+		env[n++] = more[i];
 	r = dft_sh_timeout(cmd, ct->o->verbose ? NULL : ct->out, env, ct->o->step_timeout,
 			   &status, hung, sizeof(hung));
 	if (*hung) {
@@ -257,7 +266,21 @@ static int dft_ct_read(struct dft_ct *ct)
 	return 0;
 }
 
-/* Setup, record, workload, the end mark, a clean unmount, the crash; then read it all. */
+/*
+ * Wait @secs with the recording on: ext4 commits its journal every 5 s and
+ * the flusher writes data back after 30 s, so what a program left in the
+ * page cache reaches the disk after it exits, metadata before data.
+ */
+static void dft_ct_settle(unsigned int secs)
+{
+	while (secs)
+		secs = sleep(secs);
+}
+
+/*
+ * Setup, record, workload, the settle time, the end mark, a clean unmount,
+ * the crash; then read it all.
+ */
 static int dft_ct_record(struct dft_ct *ct)
 {
 	const struct dft_opts *o = ct->o;
@@ -276,6 +299,7 @@ static int dft_ct_record(struct dft_ct *ct)
 		return -1;
 	if (r)
 		return dft_ct_step_failed(ct, "workload", r);
+	dft_ct_settle(o->ct_settle);
 	if (dft_ct_send(NULL, "mark " DFT_END_MARK))
 		return -1;
 	dft_ct_unmount(ct);
@@ -720,6 +744,7 @@ static void dft_ct_free(struct dft_ct *ct)
 	}
 	free(ct->fail);
 	free(ct->ep_failed);
+	dft_catalog_free(&ct->cat);
 	dft_plan_free(&ct->plan);
 	dft_record_free(&ct->rec);
 }
@@ -730,9 +755,15 @@ DFT_HANDLER(dft_cmd_crashtest)
 	int r;
 
 	(void)argc;
+	if (dft_ct_entry_load(cmd, o, &ct)) {
+		dft_catalog_free(&ct.cat);
+		return DFT_EXIT_USAGE;
+	}
 	r = dft_ct_check_opts(cmd, o, &ct);
-	if (r)
+	if (r) {
+		dft_catalog_free(&ct.cat);
 		return r;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ct.t0);
 	snprintf(ct.mnt, sizeof(ct.mnt), "/tmp/dmfault-crashtest.XXXXXX");
 	if (!mkdtemp(ct.mnt)) {

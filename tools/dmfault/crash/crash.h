@@ -158,7 +158,7 @@ struct dft_fsmap_req {
 int dft_fsmap(const char *dev, struct dft_fsmap_req *req, unsigned int n, char *note,
 	      size_t len);
 
-/* ---- cmd_crash.c (the run) and crash_report.c (its account) ---------------------- */
+/* ---- cmd_crash.c (the run), entry.c (--entry) and crash_report.c (its account) ---- */
 
 #define DFT_CT_TAIL		2048	/* bytes of a failed check's output kept */
 #define DFT_CT_SHOW		10	/* lines of it shown */
@@ -188,6 +188,17 @@ struct dft_ct_fail {
 	bool after_point;		/* why[]: the writes after the crash point */
 };
 
+/* An entry of crashtest's catalogue (entry.c): a program's crash workload. */
+struct dft_ct_entry {
+	const char *name;
+	const char *setup, *workload, *check;
+	const char *settle;		/* seconds, or NULL */
+	const char *fs;			/* the filesystems it runs on, blank-separated */
+	unsigned int line;
+};
+
+#define DFT_CT_SETTLE_MAX	(7 * 24 * 3600)	/* seconds, as --settle */
+
 struct dft_ct {
 	const struct dft_opts *o;
 	const char *disk;
@@ -206,8 +217,13 @@ struct dft_ct {
 	unsigned int checked, failed, dd_checks;
 	char map_note[160];		/* why no file could be named, or "" */
 	struct timespec t0;
+	struct dft_catalog cat;		/* --entry: the catalogue its lines point into */
+	char fs[32];			/* --entry: $DMF_FS, or "" */
+	char lib[4096];			/* --entry: $DMF_LIB, or "" */
 };
 
+int dft_ct_catalog_read(struct dft_catalog *c, const char *file, char *err, size_t len);
+int dft_ct_entry_load(const struct dft_cmd *cmd, struct dft_opts *o, struct dft_ct *ct);
 void dft_ct_report(const struct dft_ct *ct);
 void dft_ct_one_report(const struct dft_ct *ct, const char *spec, int r);
 

@@ -40,12 +40,26 @@ static char *dft_ct_repro(const struct dft_ct *ct, const char *spec)
 	const struct dft_opts *o = ct->o;
 	struct dft_buf b = { 0 };
 
-	dft_buf_add(&b, "dmfault crashtest --setup ");
-	dft_ct_quote(&b, o->ct_setup);
-	dft_buf_add(&b, " --workload ");
-	dft_ct_quote(&b, o->ct_workload);
-	dft_buf_add(&b, " --check ");
-	dft_ct_quote(&b, o->ct_check);
+	dft_buf_add(&b, "dmfault crashtest");
+	if (o->ct_entry && o->catalog) {
+		dft_buf_add(&b, " --catalog ");
+		dft_ct_quote(&b, o->catalog);
+	}
+	if (o->ct_entry) {
+		dft_buf_add(&b, " --entry ");
+		dft_ct_quote(&b, o->ct_entry);
+		dft_buf_add(&b, " --fs ");
+		dft_ct_quote(&b, ct->fs);
+	} else {
+		dft_buf_add(&b, " --setup ");
+		dft_ct_quote(&b, o->ct_setup);
+		dft_buf_add(&b, " --workload ");
+		dft_ct_quote(&b, o->ct_workload);
+		dft_buf_add(&b, " --check ");
+		dft_ct_quote(&b, o->ct_check);
+	}
+	if (o->ct_have_settle)
+		dft_buf_add(&b, " --settle %u", o->ct_settle);
 	if (o->ct_have_limit)
 		dft_buf_add(&b, " --limit %llu", (unsigned long long)o->ct_limit);
 	if (o->ct_have_unit)

@@ -70,63 +70,31 @@ struct dft_hunt {
 	unsigned int nr_env;
 };
 
-/*
- * A file that comes with the tool: @installed under the parent of the
- * directory the tool runs from (PREFIX/sbin/../share/...), else @built in
- * that directory (the build tree).  0 with its path in @out, or -ENOENT
- * with the two paths tried in @out and @alt.
- */
-static int dft_hunt_beside(const char *installed, const char *built, int mode, char *out,
-			   char *alt, size_t len)
-{
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
-
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return dft_err("/proc/self/exe: %s", strerror(errno));
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return dft_err("/proc/self/exe: '%s' is not a path", exe);
-	*slash = '\0';
-	slash = strrchr(exe, '/');
-	if (snprintf(out, len, "%.*s/%s", slash ? (int)(slash - exe) : 0, exe, installed) >=
-	    (int)len || snprintf(alt, len, "%s/%s", exe, built) >= (int)len)
-		return dft_err("%s: %s", exe, strerror(ENAMETOOLONG));
-	if (!access(out, mode))
-		return 0;
-	if (access(alt, mode))
-		return -ENOENT;
-	snprintf(out, len, "%s", alt);
-	return 0;
-}
-
 /* The catalogue (--catalog, or the tool's), and the helper. */
 static int dft_hunt_files(struct dft_hunt *h)
 {
 	char file[PATH_MAX], alt[PATH_MAX], err[PATH_MAX + 256];
 	int r;
 
-	if (h->o->hunt_catalog) {
-		snprintf(file, sizeof(file), "%s", h->o->hunt_catalog);
+	if (h->o->catalog) {
+		snprintf(file, sizeof(file), "%s", h->o->catalog);
 	} else {
-		r = dft_hunt_beside("share/dmfault/hunt.catalog", "hunt/hunt.catalog", R_OK, file, alt,
-				    sizeof(file));
+		r = dft_beside("share/dmfault/hunt.catalog", "hunt/hunt.catalog", R_OK, file, alt,
+			       sizeof(file));
 		if (r == -ENOENT)
 			return dft_err("hunt: no catalogue: neither %s nor %s is there",
 				       file, alt);
 		if (r)
-			return r;
+			return dft_err("/proc/self/exe: %s", strerror(-r));
 	}
 	r = dft_hunt_catalog_read(&h->cat, file, err, sizeof(err));
 	if (r)
 		return dft_err("hunt: %s", err);
-	r = dft_hunt_beside("libexec/dmfault/dmf-hunt", "dmf-hunt", X_OK, h->helper, alt,
-			    sizeof(h->helper));
+	r = dft_beside("libexec/dmfault/dmf-hunt", "dmf-hunt", X_OK, h->helper, alt,
+		       sizeof(h->helper));
 	if (r == -ENOENT)
 		return dft_err("hunt: no helper: neither %s nor %s is there", h->helper, alt);
-	return r;
+	return r ? dft_err("/proc/self/exe: %s", strerror(-r)) : 0;
 }
 
 /* The catalogue, and the paths to sweep: those named, or all. */
@@ -509,7 +477,7 @@ static const char *dft_hunt_end(const struct dft_hunt_path_result *res)
 static void dft_hunt_repro(const struct dft_hunt *h, const struct dft_finding *f, char *buf,
 			   size_t len)
 {
-	const char *cat = h->o->hunt_catalog;
+	const char *cat = h->o->catalog;
 	unsigned int i;
 	size_t n;
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dmfault hunt: the catalogue of kernel paths it sweeps (a file, see
- * hunt.catalog) and the findings, deduplicated by the call chain of the
+ * hunt.catalog, read by base/catalog.c) and the findings, deduplicated by the call chain of the
  * injected fault (alloc/chain.c).  libc only: the host unit tests link this
  * file as it is.
  */
 #include <errno.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,72 +16,6 @@
 /* What a shell variable's name is made of. */
 static const char dft_var_chars[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
-
-/*
- * The next logical line of a catalogue at *@s, NUL-terminated in place: a
- * line that ends in a backslash continues on the next, joined by one blank
- * (a comment line does not).  *@ln counts the lines read, @first is where
- * this one starts; @dangling says the last line of the text ended in a
- * backslash.  NULL at the end.
- */
-static char *dft_cat_line(char **s, unsigned int *ln, unsigned int *first, bool *dangling)
-{
-	char *line = *s, *w = line, *r = line, *end;
-	size_t n;
-
-	*dangling = false;
-	if (!*r)
-		return NULL;
-	*first = *ln + 1;
-	for (;;) {
-		end = strchrnul(r, '\n');
-		n = end - r;
-		memmove(w, r, n);
-		w += n;
-		r = *end ? end + 1 : end;
-		(*ln)++;
-		while (w > line && (w[-1] == ' ' || w[-1] == '\t' || w[-1] == '\r'))
-			w--;
-		if (w == line || w[-1] != '\\' || line[strspn(line, " \t")] == '#')
-			break;
-		if (!*r) {
-			*dangling = true;
-			break;
-		}
-		for (w--; w > line && (w[-1] == ' ' || w[-1] == '\t'); w--)
-			;
-		*w++ = ' ';
-		r += strspn(r, " \t");
-	}
-	*w = '\0';
-	*s = r;
-	return line;
-}
-
-static int __printf(5, 6) dft_cat_err(char *err, size_t len, const char *file, unsigned int ln,
-				      const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	n = snprintf(err, len, "%s:%u: ", file, ln);
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < len)
-		vsnprintf(err + n, len - n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* A path's name: letters, digits, '.', '_' and '-'. */
-static bool dft_cat_name_ok(const char *name)
-{
-	if (!*name)
-		return false;
-	for (; *name; name++)
-		if (!strchr(dft_var_chars, *name) && *name != '.' && *name != '-')
-			return false;
-	return true;
-}
 
 /* A knobs line: blank-separated KNOB=VALUE words.  NULL, or the first bad word. */
 static const char *dft_cat_knobs_bad(const char *v, size_t *n)
@@ -94,147 +28,61 @@ static const char *dft_cat_knobs_bad(const char *v, size_t *n)
 	return NULL;
 }
 
-/* Add a path named @name, its stanza at line @ln, to @c. */
-static int dft_cat_add(struct dft_hunt_catalog *c, const char *name, unsigned int ln,
-		       const char *file, char *err, size_t len)
-{
-	struct dft_hunt_path *p;
-	unsigned int i;
+enum { DFT_HUNT_SETUP, DFT_HUNT_STEP, DFT_HUNT_POST, DFT_HUNT_TEARDOWN, DFT_HUNT_KNOBS };
 
-	if (!dft_cat_name_ok(name))
-		return dft_cat_err(err, len, file, ln,
-				   "'%s' is not a path name (letters, digits, '.', '_', '-')",
-				   name);
-	for (i = 0; i < c->nr; i++)
-		if (!strcmp(c->paths[i].name, name))
-			return dft_cat_err(err, len, file, ln, "path '%s' again (first at line %u)",
-					   name, c->paths[i].line);
-	p = realloc(c->paths, (c->nr + 1) * sizeof(*p));
-	if (!p) {
-		snprintf(err, len, "out of memory");
-		return -ENOMEM;
-	}
-	c->paths = p;
-	p = &c->paths[c->nr++];
-	memset(p, 0, sizeof(*p));
-	p->name = name;
-	p->line = ln;
-	return 0;
-}
-
-/* KEY = VALUE in the stanza of @p. */
-static int dft_cat_set(struct dft_hunt_path *p, char *line, unsigned int ln, const char *file,
-		       char *err, size_t len)
+static int dft_hunt_value_bad(unsigned int key, const char *v, char *why, size_t len)
 {
-	static const char *const keys[] = { "setup", "step", "post", "teardown", "knobs" };
-	const char **field[] = { &p->setup, &p->cmd, &p->post, &p->teardown, &p->knobs };
-	char *eq = strchr(line, '='), *k, *v;
-	const char *bad;
-	unsigned int i;
 	size_t n;
+	const char *bad = key == DFT_HUNT_KNOBS ? dft_cat_knobs_bad(v, &n) : NULL;
 
-	if (!eq)
-		return dft_cat_err(err, len, file, ln, "'%s' is not KEY = VALUE", line);
-	for (k = eq; k > line && (k[-1] == ' ' || k[-1] == '\t'); k--)
-		;
-	*k = '\0';
-	v = eq + 1 + strspn(eq + 1, " \t");
-	for (i = 0; i < ARRAY_SIZE(keys) && strcmp(line, keys[i]); i++)
-		;
-	if (i == ARRAY_SIZE(keys))
-		return dft_cat_err(err, len, file, ln,
-				   "unknown key '%s' (setup, step, post, teardown or knobs)", line);
-	if (*field[i])
-		return dft_cat_err(err, len, file, ln, "%s given twice in path '%s'", keys[i],
-				   p->name);
-	if (!*v)
-		return dft_cat_err(err, len, file, ln, "%s is empty", keys[i]);
-	bad = field[i] == &p->knobs ? dft_cat_knobs_bad(v, &n) : NULL;
 	if (bad)
-		return dft_cat_err(err, len, file, ln, "knobs: '%.*s' is not KNOB=VALUE", (int)n,
-				   bad);
-	*field[i] = v;
-	return 0;
+		snprintf(why, len, "'%.*s' is not KNOB=VALUE", (int)n, bad);
+	return !!bad;
 }
 
-/*
- * Parse @c->text, the catalogue @file, in place: "[NAME]" opens the stanza
- * of a path, "KEY = VALUE" lines fill it, '#' starts a comment line.  0, or
- * -EINVAL with "FILE:LINE: what is wrong" in @err: an unknown key, a key
- * given twice, a path without a step, a name given twice, a line outside
- * any stanza, no path at all.
- */
+static const char *const dft_hunt_keys[] = { "setup", "step", "post", "teardown", "knobs" };
+static const size_t dft_hunt_offs[] = {
+	offsetof(struct dft_hunt_path, setup), offsetof(struct dft_hunt_path, cmd),
+	offsetof(struct dft_hunt_path, post), offsetof(struct dft_hunt_path, teardown),
+	offsetof(struct dft_hunt_path, knobs),
+};
+
+/* A stanza of hunt's catalogue: a path, which needs its step. */
+static const struct dft_cat_kind dft_hunt_kind = {
+	.what = "path",
+	.keys = dft_hunt_keys,
+	.val_off = dft_hunt_offs,
+	.nr_keys = ARRAY_SIZE(dft_hunt_keys),
+	.keys_said = "setup, step, post, teardown or knobs",
+	.need = 1U << DFT_HUNT_STEP,
+	.size = sizeof(struct dft_hunt_path),
+	.name_off = offsetof(struct dft_hunt_path, name),
+	.line_off = offsetof(struct dft_hunt_path, line),
+	.value_bad = dft_hunt_value_bad,
+};
+
+static int dft_hunt_catalog_of(struct dft_hunt_catalog *c, const struct dft_catalog *g, int r)
+{
+	c->text = g->text;
+	c->paths = g->st;
+	c->nr = g->nr;
+	return r;
+}
+
+/* Parse @c->text, the catalogue @file, in place: dft_catalog_parse() for paths. */
 int dft_hunt_catalog_parse(struct dft_hunt_catalog *c, const char *file, char *err, size_t len)
 {
-	struct dft_hunt_path *p;
-	unsigned int ln = 0, first;
-	char *s = c->text, *line, *e;
-	bool dangling;
-	int r;
+	struct dft_catalog g = { .text = c->text };
 
-	c->paths = NULL;
-	c->nr = 0;
-	*err = '\0';
-	while ((line = dft_cat_line(&s, &ln, &first, &dangling)) != NULL) {
-		line += strspn(line, " \t");
-		if (!*line || *line == '#')
-			continue;
-		if (dangling)
-			return dft_cat_err(err, len, file, first,
-					   "the last line ends in a backslash");
-		p = c->nr ? &c->paths[c->nr - 1] : NULL;
-		if (*line == '[') {
-			if (p && !p->cmd)
-				return dft_cat_err(err, len, file, p->line, "path '%s' has no step",
-						   p->name);
-			e = strchr(line, ']');
-			if (!e || e[1])
-				return dft_cat_err(err, len, file, first,
-						   "'%s' is not a [NAME] header", line);
-			*e = '\0';
-			r = dft_cat_add(c, line + 1, first, file, err, len);
-		} else if (!p) {
-			r = dft_cat_err(err, len, file, first,
-					"'%s' is outside a path's stanza ([NAME] first)", line);
-		} else {
-			r = dft_cat_set(p, line, first, file, err, len);
-		}
-		if (r)
-			return r;
-	}
-	if (!c->nr)
-		return dft_cat_err(err, len, file, ln, "no path");
-	p = &c->paths[c->nr - 1];
-	if (!p->cmd)
-		return dft_cat_err(err, len, file, p->line, "path '%s' has no step", p->name);
-	return 0;
+	return dft_hunt_catalog_of(c, &g, dft_catalog_parse(&g, &dft_hunt_kind, file, err, len));
 }
 
 /* Read and parse the catalogue @file; as dft_hunt_catalog_parse(), or -errno. */
 int dft_hunt_catalog_read(struct dft_hunt_catalog *c, const char *file, char *err, size_t len)
 {
-	size_t size = 0;
-	FILE *f;
-	int r;
+	struct dft_catalog g;
 
-	memset(c, 0, sizeof(*c));
-	f = fopen(file, "re");
-	if (!f) {
-		r = -errno;
-		snprintf(err, len, "%s: %s", file, strerror(-r));
-		return r;
-	}
-	if (getdelim(&c->text, &size, '\0', f) < 0) {
-		free(c->text);
-		c->text = strdup("");
-	}
-	r = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (r || !c->text) {
-		snprintf(err, len, "%s: %s", file, r ? strerror(-r) : "out of memory");
-		return r ? r : -ENOMEM;
-	}
-	return dft_hunt_catalog_parse(c, file, err, len);
+	return dft_hunt_catalog_of(c, &g, dft_catalog_read(&g, &dft_hunt_kind, file, err, len));
 }
 
 void dft_hunt_catalog_free(struct dft_hunt_catalog *c)
