@@ -98,7 +98,7 @@ struct dft_opts {
 	char *catalog, *hunt_dir;		/* hunt and crashtest --catalog, hunt --dir */
 
 	/* crashtest */
-	char *ct_setup, *ct_workload, *ct_check, *ct_state;
+	char *ct_setup, *ct_workload, *ct_check, *ct_state, *ct_rstate;
 	uint64_t ct_seed, ct_limit, ct_unit, ct_subset_max, ct_samples, ct_minimise;
 	bool ct_have_seed, ct_have_limit, ct_have_unit, ct_have_subset_max, ct_have_samples;
 	bool ct_have_minimise;
@@ -106,6 +106,7 @@ struct dft_opts {
 	unsigned int ct_settle;			/* seconds recorded after the workload */
 	bool ct_have_settle;
 	char *ct_entry, *ct_fs;			/* --entry of the catalogue, on --fs */
+	long long ct_recovery, ct_rc_max;	/* --recovery, --recovery-states */
 
 	/* badblocks */
 	char *bad_mode, *bad_status;

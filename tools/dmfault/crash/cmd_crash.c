@@ -51,6 +51,7 @@
 #include "dev/dev.h"
 
 #define DFT_CT_NAME		"dmfault-crashtest"
+#define DFT_CT_RC_NAME		DFT_CT_NAME "-rc"	/* the check's recording */
 #define DFT_CT_SUBSET_MAX	20	/* 2^20 subsets in an epoch are already too many to check */
 #define DFT_CT_LIMIT		100000	/* --samples and --minimise */
 
@@ -112,10 +113,10 @@ static int dft_ct_sh(struct dft_ct *ct, const char *what, const char *cmd, char 
 	return dft_exit_code(status);
 }
 
-static int dft_ct_send(char **reply, const char *fmt, ...) __printf(2, 3);
+static int dft_ct_send(const struct dft_ct *ct, char **reply, const char *fmt, ...) __printf(3, 4);
 
 /* Send a message to the device; its reply in *@reply if not NULL.  0 or -1 (said why). */
-static int dft_ct_send(char **reply, const char *fmt, ...)
+static int dft_ct_send(const struct dft_ct *ct, char **reply, const char *fmt, ...)
 {
 	char kreason[256], *msg, *rep = NULL;
 	const char *why;
@@ -127,10 +128,10 @@ static int dft_ct_send(char **reply, const char *fmt, ...)
 	va_end(ap);
 	if (r < 0)
 		return dft_ct_err("out of memory");
-	r = dft_send(DFT_CT_NAME, msg, &rep, kreason, sizeof(kreason), &err);
+	r = dft_send(ct->name, msg, &rep, kreason, sizeof(kreason), &err);
 	if (r) {
 		why = dft_reason_tail(kreason);
-		dft_err("%s: message '%.64s%s' refused: %s", DFT_CT_NAME, msg,
+		dft_err("%s: message '%.64s%s' refused: %s", ct->name, msg,
 			strlen(msg) > 64 ? "..." : "", why ? why : strerror(err ? -err : EIO));
 	}
 	free(msg);
@@ -142,32 +143,32 @@ static int dft_ct_send(char **reply, const char *fmt, ...)
 }
 
 /* The cache's state and counters from the INFO status. */
-static int dft_ct_cache(struct dft_cache_stat *c)
+static int dft_ct_cache(const struct dft_ct *ct, struct dft_cache_stat *c)
 {
 	struct dft_stats st = { .cache = NULL };
 	struct dft_dev dev;
 	const char *err = "the cache is off";
 	int r;
 
-	r = dft_dm_get(DFT_CT_NAME, false, &dev);
+	r = dft_dm_get(ct->name, false, &dev);
 	if (r)
 		return r;
 	r = dev.fault < 0 ? -EPROTO : dft_parse_info(dev.segs[dev.fault].params, &st, &err);
 	if (!r && dft_parse_cache(st.cache, c))
 		r = -EPROTO;
 	if (r)
-		dft_err("%s: cannot read the cache's status: %s", DFT_CT_NAME, err);
+		dft_err("%s: cannot read the cache's status: %s", ct->name, err);
 	dft_stats_free(&st);
 	dft_dm_put(&dev);
 	return r;
 }
 
 /* A recording that passed the cache's limit holds too little to explore: -1, said why. */
-static int dft_ct_overflow(bool known)
+static int dft_ct_overflow(const struct dft_ct *ct, bool known)
 {
 	struct dft_cache_stat c;
 
-	if (dft_ct_cache(&c))
+	if (dft_ct_cache(ct, &c))
 		return -1;
 	if (!known && strcmp(c.state, "overflow"))
 		return 0;
@@ -250,19 +251,19 @@ static int dft_ct_read(struct dft_ct *ct)
 	int r;
 
 	do {
-		if (dft_ct_send(&reply, "record list %llu", (unsigned long long)from))
+		if (dft_ct_send(ct, &reply, "record list %llu", (unsigned long long)from))
 			return -1;
 		r = dft_record_page(&ct->rec, reply, from, &next, &err);
 		free(reply);
 		if (r)
-			return dft_ct_err("%s: record list %llu: %s", DFT_CT_NAME,
+			return dft_ct_err("%s: record list %llu: %s", ct->name,
 				       (unsigned long long)from, err);
 		from = next;
 	} while (next);
 	if (ct->rec.overflow)
-		return dft_ct_overflow(true);
+		return dft_ct_overflow(ct, true);
 	if (dft_record_done(&ct->rec, &err))
-		return dft_ct_err("%s: record list: %s", DFT_CT_NAME, err);
+		return dft_ct_err("%s: record list: %s", ct->name, err);
 	return 0;
 }
 
@@ -291,19 +292,19 @@ static int dft_ct_record(struct dft_ct *ct)
 	r = dft_ct_sh(ct, "setup", o->ct_setup, NULL);
 	if (r)
 		return dft_ct_step_failed(ct, "setup", r);
-	if (dft_ct_send(NULL, "record"))
+	if (dft_ct_send(ct, NULL, "record"))
 		return -1;
 	r = dft_ct_sh(ct, "workload", o->ct_workload, NULL);
 	/* past the limit writes fail: that, not the workload, is the news */
-	if (r >= 0 && dft_ct_overflow(false))
+	if (r >= 0 && dft_ct_overflow(ct, false))
 		return -1;
 	if (r)
 		return dft_ct_step_failed(ct, "workload", r);
 	dft_ct_settle(o->ct_settle);
-	if (dft_ct_send(NULL, "mark " DFT_END_MARK))
+	if (dft_ct_send(ct, NULL, "mark " DFT_END_MARK))
 		return -1;
 	dft_ct_unmount(ct);
-	if (dft_ct_overflow(false) || dft_ct_send(NULL, "crash"))
+	if (dft_ct_overflow(ct, false) || dft_ct_send(ct, NULL, "crash"))
 		return -1;
 	return dft_ct_read(ct);
 }
@@ -327,6 +328,23 @@ static int dft_ct_env(const struct dft_ct *ct, const char *spec, unsigned int ma
 	return env[0] && env[1] && env[2] ? 0 : dft_ct_err("out of memory");
 }
 
+/* Show the state @spec on @ct's device and run the check with @env on it. */
+static int dft_ct_look(struct dft_ct *ct, const char *spec, char *const *env)
+{
+	int r = 0;
+
+	unlink(ct->out);
+	ct->hung[0] = '\0';
+	if (dft_ct_send(ct, NULL, "view %.*s", (int)dft_spec_view_len(spec), spec) ||
+	    dft_ct_drop_caches(ct))
+		r = -1;
+	if (!r) {
+		r = dft_ct_sh(ct, "check", ct->o->ct_check, env);
+		dft_ct_unmount(ct);
+	}
+	return r < 0 || !*ct->hung ? r : 124;
+}
+
 /*
  * Show the state @spec, after whose crash the workload had made @marks
  * marks, and run the check on it: its exit status (124: it hung), or -1.
@@ -336,19 +354,12 @@ static int dft_ct_check(struct dft_ct *ct, const char *spec, unsigned int marks)
 	char *env[4] = { NULL };
 	int r = dft_ct_env(ct, spec, marks, env);
 
-	unlink(ct->out);
-	ct->hung[0] = '\0';
-	if (!r && (dft_ct_send(NULL, "view %.*s", (int)dft_spec_view_len(spec), spec) ||
-		   dft_ct_drop_caches(ct)))
-		r = -1;
-	if (!r) {
-		r = dft_ct_sh(ct, "check", ct->o->ct_check, env);
-		dft_ct_unmount(ct);
-	}
+	if (!r)
+		r = dft_ct_look(ct, spec, env);
 	free(env[0]);
 	free(env[1]);
 	free(env[2]);
-	return r < 0 || !*ct->hung ? r : 124;
+	return r;
 }
 
 /* keep=all: the workload and its clean unmount.  A check must pass it. */
@@ -465,6 +476,207 @@ static int dft_ct_explore(struct dft_ct *ct)
 	return 0;
 }
 
+/* ---- crash during recovery -------------------------------------------------- */
+
+static int dft_ct_create(struct dft_ct *ct);
+static void dft_ct_free(struct dft_ct *ct);
+
+/*
+ * Record the check of the first state @st as a second recording: @rc, a
+ * fault device with a cache of its own, is stacked on @ct's, which shows
+ * @st.  What the check writes (its mount's journal replay, fsck's repairs,
+ * with their flushes and FUA) stays in @rc's cache, so @st stays as it is
+ * below, however many recovery states are shown on top.  What the check
+ * leaves mounted is unmounted before the end mark: that is recovery too.
+ * 0, or -1 said why.
+ */
+static int dft_ct_rc_record(struct dft_ct *ct, struct dft_ct *rc, const struct dft_state *st,
+			    char *const *env)
+{
+	int r;
+
+	if (dft_ct_send(ct, NULL, "view %.*s", (int)dft_spec_view_len(st->spec), st->spec) ||
+	    dft_ct_drop_caches(ct) || dft_ct_create(rc) || dft_ct_send(rc, NULL, "record"))
+		return -1;
+	unlink(rc->out);
+	rc->hung[0] = '\0';
+	r = dft_ct_sh(rc, "check", ct->o->ct_check, env);
+	if (r >= 0 && dft_ct_overflow(rc, false))
+		return -1;
+	/* it passed on @st: a check that does not repeat itself cannot be explored */
+	if (r > 0 && !*rc->hung) {
+		dft_err("the check passed on %s, then exited %d when its writes were recorded: it does not repeat itself",
+			st->spec, r);
+		dft_ct_print_tail(rc);
+		return -1;
+	}
+	if (r)
+		return dft_ct_step_failed(rc, "check", r);
+	dft_ct_unmount(rc);
+	if (dft_ct_send(rc, NULL, "mark " DFT_END_MARK) || dft_ct_overflow(rc, false) ||
+	    dft_ct_send(rc, NULL, "crash"))
+		return -1;
+	return dft_ct_read(rc);
+}
+
+/* Keep a recovery state @st that fails on top of @first, with its output. */
+static int dft_ct_rfail_add(struct dft_ct *ct, const struct dft_state *first,
+			    const struct dft_state *st, int status)
+{
+	struct dft_ct_rfail *f, *grown;
+	char tail[DFT_CT_TAIL + 1];
+
+	grown = realloc(ct->rc.fail, (ct->rc.nr_fail + 1) * sizeof(*ct->rc.fail));
+	if (!grown)
+		return dft_ct_err("out of memory");
+	ct->rc.fail = grown;
+	f = &ct->rc.fail[ct->rc.nr_fail++];
+	dft_file_tail(ct->out, tail, sizeof(tail));
+	*f = (struct dft_ct_rfail){ first, strdup(st->spec), st->kind, st->epoch, st->point,
+				    status, strdup(tail) };
+	ct->rc.failed++;
+	return f->spec && f->tail ? 0 : dft_ct_err("out of memory");
+}
+
+/* A recovery state checked: a FAIL line with both states (ok with -v). */
+static void dft_ct_rc_done(struct dft_ct *ct, const struct dft_ct *rc, const struct dft_state *first,
+			   const struct dft_state *st, int r)
+{
+	if (!ct->o->json && (r || ct->o->verbose)) {
+		dft_ct_progress(ct, "%s", "");
+		printf("%s epoch %u %s %s, recovery epoch %u %s %s: ", r ? "FAIL" : "ok",
+		       first->epoch, dft_state_kind_name(first->kind), first->spec, st->epoch,
+		       dft_state_kind_name(st->kind), st->spec);
+		if (*rc->hung)
+			printf("%s\n", rc->hung);
+		else
+			printf("check exited %d\n", r);
+		fflush(stdout);
+	}
+	dft_ct_progress(ct, "recovery of %u first states: %u states, %u failed", ct->rc.firsts,
+			ct->rc.checked, ct->rc.failed);
+}
+
+/* --recovery-state: that state of the check's recording; its exit status in *@status. */
+static int dft_ct_rc_state(struct dft_ct *rc, const char *rspec, char *const *env, int *status)
+{
+	const char *err = "out of memory";
+	struct dft_spec s;
+	uint64_t point;
+	int r;
+
+	r = dft_spec_parse(rspec, &s, &err);
+	point = r ? 0 : dft_spec_point(&s, rc->rec.nr_w);
+	dft_spec_free(&s);
+	if (r)
+		return dft_ct_err("--recovery-state: %s", err);
+	/* a check that does not repeat itself records other writes */
+	if (point > rc->rec.nr_w)
+		return dft_ct_err("the recovery state keeps write %llu, but the check recorded %llu writes this time: it does not repeat itself",
+				  (unsigned long long)point, (unsigned long long)rc->rec.nr_w);
+	*status = dft_ct_look(rc, rspec, env);
+	return *status < 0 ? -1 : 0;
+}
+
+/*
+ * Check the crash states of @rc's recording (the check of @first) with the
+ * same check and @first's environment: a crash during recovery.  With
+ * @rspec, only that state: its exit status in *@status.
+ */
+static int dft_ct_rc_explore(struct dft_ct *ct, struct dft_ct *rc, const struct dft_state *first,
+			     char *const *env, const char *rspec, int *status)
+{
+	struct dft_plan *plan = &rc->plan;
+	unsigned int i;
+	int r;
+
+	if (rspec)
+		return dft_ct_rc_state(rc, rspec, env, status);
+	rc->cfg = ct->cfg;
+	rc->cfg.max_states = ct->rc_max;
+	if (dft_plan_build(&rc->rec, &rc->cfg, plan))
+		return dft_ct_err("out of memory");
+	ct->rc.firsts++;
+	ct->rc.writes += rc->rec.end;
+	ct->rc.dups += plan->dups;
+	ct->rc.capped += plan->capped;
+	/* a check that wrote nothing has no recovery to crash */
+	for (i = 0; rc->rec.end && i < plan->nr; i++) {
+		r = dft_ct_look(rc, plan->st[i].spec, env);
+		if (r < 0)
+			return -1;
+		ct->rc.checked++;
+		if (r && dft_ct_rfail_add(ct, first, &plan->st[i], r))
+			return -1;
+		dft_ct_rc_done(ct, rc, first, &plan->st[i], r);
+	}
+	return 0;
+}
+
+/*
+ * Record the check of @first and check the states its recording can leave
+ * (or only @rspec, its status in *@status); the second device goes again.
+ */
+static int dft_ct_rc_run(struct dft_ct *ct, const struct dft_state *first, const char *rspec,
+			 int *status)
+{
+	struct dft_ct rc = { .o = ct->o, .disk = ct->dev, .name = DFT_CT_RC_NAME };
+	char *env[4] = { NULL };
+	int r;
+
+	memcpy(rc.mnt, ct->mnt, sizeof(rc.mnt));
+	memcpy(rc.out, ct->out, sizeof(rc.out));
+	r = dft_ct_env(ct, first->spec, first->marks, env);
+	if (!r)
+		r = dft_ct_rc_record(ct, &rc, first, env);
+	if (!r)
+		r = dft_ct_rc_explore(ct, &rc, first, env, rspec, status);
+	memcpy(ct->hung, rc.hung, sizeof(ct->hung));
+	if (rc.major) {
+		dft_ct_unmount(&rc);
+		if (dft_dm_remove(rc.name, true))
+			r = dft_ct_err("%s: cannot remove: %s", rc.name, dft_dm_last_error());
+	}
+	free(env[0]);
+	free(env[1]);
+	free(env[2]);
+	dft_ct_free(&rc);
+	return r;
+}
+
+/*
+ * --recovery N: the first states whose check is recorded and explored.
+ * Each costs a recording and up to --recovery-states checks, so not all:
+ * N of those that passed (a failing one is a finding already), spread
+ * evenly over the plan, which is in epoch order, so that the recoveries of
+ * early and late crashes are both tried.
+ */
+static int dft_ct_recovery(struct dft_ct *ct)
+{
+	struct dft_plan *plan = &ct->plan;
+	unsigned int *pass, i, p = 0, n;
+	bool *failed;
+	int r = 0;
+
+	if (!ct->recovery)
+		return 0;
+	pass = calloc(plan->nr + 1, sizeof(*pass));
+	failed = calloc(plan->nr + 1, sizeof(*failed));
+	if (!pass || !failed)
+		r = dft_ct_err("out of memory");
+	for (i = 0; !r && i < ct->nr_fail; i++)
+		failed[ct->fail[i].st - plan->st] = true;
+	for (i = 0; !r && i < plan->nr; i++)
+		if (!failed[i])
+			pass[p++] = i;
+	n = p < ct->recovery ? p : ct->recovery;
+	for (i = 0; !r && i < n; i++)
+		r = dft_ct_rc_run(ct, &plan->st[pass[(uint64_t)i * p / n]], NULL, NULL);
+	free(pass);
+	free(failed);
+	return r;
+}
+
 /* Delta debugging's test: the failing state with only @set of its writes lost. */
 struct dft_ct_dd {
 	struct dft_ct *ct;
@@ -567,7 +779,7 @@ static int dft_ct_map(struct dft_ct *ct)
 			req[n].nr = rw->nr;
 		}
 	}
-	if (dft_ct_send(NULL, "view keep=all") || dft_ct_drop_caches(ct))
+	if (dft_ct_send(ct, NULL, "view keep=all") || dft_ct_drop_caches(ct))
 		r = -1;
 	if (!r && dft_fsmap(ct->dev, req, n, ct->map_note, sizeof(ct->map_note)) == -ENOMEM)
 		r = dft_ct_err("out of memory");
@@ -603,7 +815,7 @@ static int dft_ct_explain(struct dft_ct *ct)
 /* The control, every state, then the accounts of the failures. */
 static int dft_ct_all(struct dft_ct *ct)
 {
-	if (dft_ct_control(ct) || dft_ct_explore(ct) || dft_ct_explain(ct))
+	if (dft_ct_control(ct) || dft_ct_explore(ct) || dft_ct_recovery(ct) || dft_ct_explain(ct))
 		return -1;
 	dft_ct_report(ct);
 	return 0;
@@ -630,12 +842,19 @@ static int dft_ct_one(struct dft_ct *ct)
 		return dft_ct_err("the state keeps write %llu after %u marks, but the workload recorded %llu writes and %zu marks this time: it does not repeat itself",
 				  (unsigned long long)point, marks,
 				  (unsigned long long)ct->rec.nr_w, ct->rec.nr_m);
-	r = dft_ct_check(ct, spec, marks);
+	if (ct->o->ct_rstate) {
+		struct dft_state first = { .spec = (char *)spec, .point = point, .marks = marks };
+
+		if (dft_ct_rc_run(ct, &first, ct->o->ct_rstate, &r))
+			return -1;
+	} else {
+		r = dft_ct_check(ct, spec, marks);
+	}
 	if (r < 0)
 		return -1;
 	ct->checked = 1;
 	ct->failed = !!r;
-	dft_ct_one_report(ct, spec, r);
+	dft_ct_one_report(ct, spec, ct->o->ct_rstate, r);
 	return 0;
 }
 
@@ -677,6 +896,19 @@ static int dft_ct_check_opts(const struct dft_cmd *cmd, const struct dft_opts *o
 		if (r)
 			return dft_usage_err(cmd, "--state '%s': %s", o->ct_state, why);
 	}
+	if (o->ct_rstate && !o->ct_state)
+		return dft_usage_err(cmd, "--recovery-state needs --state: the state it recovers");
+	if (o->ct_rstate) {
+		r = dft_spec_parse(o->ct_rstate, &s, &why);
+		dft_spec_free(&s);
+		if (r)
+			return dft_usage_err(cmd, "--recovery-state '%s': %s", o->ct_rstate, why);
+	}
+	if (o->ct_recovery > 100 * DFT_CT_LIMIT || o->ct_rc_max > 100 * DFT_CT_LIMIT)
+		return dft_usage_err(cmd, "--recovery, --recovery-states: at most %u",
+				     100 * DFT_CT_LIMIT);
+	ct->recovery = o->ct_recovery;
+	ct->rc_max = o->ct_rc_max ? o->ct_rc_max : 50;
 	ct->cfg.subset_max = o->ct_have_subset_max ? o->ct_subset_max : 8;
 	ct->cfg.samples = o->ct_have_samples ? o->ct_samples : 8;
 	ct->cfg.seed = o->ct_have_seed ? o->ct_seed : 1;
@@ -713,21 +945,21 @@ static int dft_ct_create(struct dft_ct *ct)
 	if (o->ct_have_unit)
 		snprintf(params + n, sizeof(params) - n, " unit=%llu",
 			 (unsigned long long)o->ct_unit);
-	r = dft_dm_create(DFT_CT_NAME, bytes >> 9, params);
+	r = dft_dm_create(ct->name, bytes >> 9, params);
 	if (r) {
-		dft_dev_err(DFT_CT_NAME, r);
+		dft_dev_err(ct->name, r);
 		return -1;
 	}
-	r = dft_dm_get(DFT_CT_NAME, false, &dev);
+	r = dft_dm_get(ct->name, false, &dev);
 	if (r) {
-		dft_dm_remove(DFT_CT_NAME, true);
-		dft_dev_err(DFT_CT_NAME, r);
+		dft_dm_remove(ct->name, true);
+		dft_dev_err(ct->name, r);
 		return -1;
 	}
 	ct->major = dev.major;
 	ct->minor = dev.minor;
 	dft_dm_put(&dev);
-	snprintf(ct->dev, sizeof(ct->dev), "/dev/mapper/%s", DFT_CT_NAME);
+	snprintf(ct->dev, sizeof(ct->dev), "/dev/mapper/%s", ct->name);
 	return 0;
 }
 
@@ -743,6 +975,11 @@ static void dft_ct_free(struct dft_ct *ct)
 		free(ct->fail[i].why);
 	}
 	free(ct->fail);
+	for (i = 0; i < ct->rc.nr_fail; i++) {
+		free(ct->rc.fail[i].spec);
+		free(ct->rc.fail[i].tail);
+	}
+	free(ct->rc.fail);
 	free(ct->ep_failed);
 	dft_catalog_free(&ct->cat);
 	dft_plan_free(&ct->plan);
@@ -751,7 +988,7 @@ static void dft_ct_free(struct dft_ct *ct)
 
 DFT_HANDLER(dft_cmd_crashtest)
 {
-	struct dft_ct ct = { .o = o, .disk = argv[0] };
+	struct dft_ct ct = { .o = o, .disk = argv[0], .name = DFT_CT_NAME };
 	int r;
 
 	(void)argc;
@@ -787,5 +1024,5 @@ DFT_HANDLER(dft_cmd_crashtest)
 	dft_ct_free(&ct);
 	if (r)
 		return DFT_EXIT_USAGE;
-	return ct.failed ? DFT_EXIT_FAIL : DFT_EXIT_OK;
+	return ct.failed || ct.rc.failed ? DFT_EXIT_FAIL : DFT_EXIT_OK;
 }

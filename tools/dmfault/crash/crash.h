@@ -199,9 +199,34 @@ struct dft_ct_entry {
 
 #define DFT_CT_SETTLE_MAX	(7 * 24 * 3600)	/* seconds, as --settle */
 
+/*
+ * A crash during recovery: the check of a first state that passed was
+ * recorded, and one of the crash states of that recording fails.
+ */
+struct dft_ct_rfail {
+	const struct dft_state *first;	/* in the plan */
+	char *spec;			/* the recovery state, on top of it */
+	enum dft_state_kind kind;
+	unsigned int epoch;		/* of the check's recording */
+	uint64_t point;
+	int status;
+	char *tail;
+};
+
+/* The recovery explorations: their first states, writes and states. */
+struct dft_ct_rc {
+	unsigned int firsts;		/* first states whose check was recorded */
+	uint64_t writes;		/* the writes of those checks */
+	unsigned int checked, failed;
+	uint64_t dups, capped;		/* skipped: the same as another, past the cap */
+	struct dft_ct_rfail *fail;
+	unsigned int nr_fail;
+};
+
 struct dft_ct {
 	const struct dft_opts *o;
 	const char *disk;
+	const char *name;		/* the fault device's */
 	char dev[64];
 	char mnt[64];
 	char out[80];			/* a command's output, one at a time */
@@ -209,6 +234,8 @@ struct dft_ct {
 	unsigned int major, minor;
 	struct dft_explore_cfg cfg;
 	unsigned int minimise;		/* checks per failure */
+	unsigned int recovery, rc_max;	/* --recovery, --recovery-states */
+	struct dft_ct_rc rc;
 	struct dft_record rec;
 	struct dft_plan plan;
 	unsigned int *ep_failed;
@@ -225,7 +252,7 @@ struct dft_ct {
 int dft_ct_catalog_read(struct dft_catalog *c, const char *file, char *err, size_t len);
 int dft_ct_entry_load(const struct dft_cmd *cmd, struct dft_opts *o, struct dft_ct *ct);
 void dft_ct_report(const struct dft_ct *ct);
-void dft_ct_one_report(const struct dft_ct *ct, const char *spec, int r);
+void dft_ct_one_report(const struct dft_ct *ct, const char *spec, const char *rspec, int r);
 
 DFT_HANDLER(dft_cmd_crashtest);
 

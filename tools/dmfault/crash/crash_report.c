@@ -3,8 +3,9 @@
  * dmfault crashtest's account of what it found (cmd_crash.c does the run):
  * the FAIL lines aside, each explained failure with what its check said,
  * the writes that explain it, their files and the command that repeats it;
- * a table with a row per epoch; one last line with the rate.  Or all of it
- * as one JSON object.
+ * the first crash during the recovery of each first state that has one,
+ * with both states; a table with a row per epoch; one last line with the
+ * rate.  Or all of it as one JSON object.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,11 @@ static void dft_ct_quote(struct dft_buf *b, const char *s)
 	dft_buf_add(b, "'");
 }
 
-/* The command that records again and checks only @spec; malloc()ed, or NULL. */
-static char *dft_ct_repro(const struct dft_ct *ct, const char *spec)
+/*
+ * The command that records again and checks only @spec (and, if not NULL,
+ * the state @rspec of its check's recording); malloc()ed, or NULL.
+ */
+static char *dft_ct_repro(const struct dft_ct *ct, const char *spec, const char *rspec)
 {
 	const struct dft_opts *o = ct->o;
 	struct dft_buf b = { 0 };
@@ -68,6 +72,10 @@ static char *dft_ct_repro(const struct dft_ct *ct, const char *spec)
 		dft_buf_add(&b, " --step-timeout %u", o->step_timeout);
 	dft_buf_add(&b, " --state ");
 	dft_ct_quote(&b, spec);
+	if (rspec) {
+		dft_buf_add(&b, " --recovery-state ");
+		dft_ct_quote(&b, rspec);
+	}
 	dft_buf_add(&b, " ");
 	dft_ct_quote(&b, ct->disk);
 	if (b.oom)
@@ -149,7 +157,25 @@ static void dft_ct_print_fail(const struct dft_ct *ct, const struct dft_ct_fail 
 		printf("    and %zu more\n", n - f->nr_why);
 	if (*ct->map_note && f->nr_why)
 		printf("    (no files named: %s)\n", ct->map_note);
-	repro = dft_ct_repro(ct, f->min_spec ? f->min_spec : f->st->spec);
+	repro = dft_ct_repro(ct, f->min_spec ? f->min_spec : f->st->spec, NULL);
+	printf("  reproduce:\n  %s\n", repro ? repro : "(out of memory)");
+	free(repro);
+}
+
+/* The account of a crash during recovery: both states, the check's words, the command. */
+static void dft_ct_print_rfail(const struct dft_ct *ct, const struct dft_ct_rfail *f)
+{
+	char *repro = dft_ct_repro(ct, f->first->spec, f->spec);
+
+	printf("\nepoch %u: %s passes (%s state), but a crash during its check's recovery fails:\n",
+	       f->first->epoch, f->first->spec, dft_state_kind_name(f->first->kind));
+	printf("  recovery epoch %u: %s (%s state, crash after the check's write %llu; check exited %d)\n",
+	       f->epoch, f->spec, dft_state_kind_name(f->kind), (unsigned long long)f->point,
+	       f->status);
+	if (f->tail && *f->tail) {
+		printf("  the check said:\n");
+		dft_ct_print_lines(f->tail, DFT_CT_SHOW, "    ");
+	}
 	printf("  reproduce:\n  %s\n", repro ? repro : "(out of memory)");
 	free(repro);
 }
@@ -171,8 +197,14 @@ static void dft_ct_summary(const struct dft_ct *ct)
 	if (ct->dd_checks)
 		printf("%u more check%s to minimise failures\n", ct->dd_checks,
 		       ct->dd_checks == 1 ? "" : "s");
-	printf("%u states checked in %.0f s (%.1f per minute), %u failed\n", ct->checked, t,
-	       t > 0 ? ct->checked * 60 / t : 0.0, ct->failed);
+	if (ct->recovery)
+		printf("recovery: %u first states, their checks wrote %llu writes; %u states checked (skipped: %llu the same as another, %llu past --recovery-states), %u failed\n",
+		       ct->rc.firsts, (unsigned long long)ct->rc.writes, ct->rc.checked,
+		       (unsigned long long)ct->rc.dups, (unsigned long long)ct->rc.capped,
+		       ct->rc.failed);
+	printf("%u states checked in %.0f s (%.1f per minute), %u failed\n",
+	       ct->checked + ct->rc.checked, t,
+	       t > 0 ? (ct->checked + ct->rc.checked) * 60 / t : 0.0, ct->failed + ct->rc.failed);
 }
 
 /* A write of a failure's account, as JSON. */
@@ -234,7 +266,7 @@ static void dft_ct_json_why(struct dft_json *j, const struct dft_ct *ct,
 static void dft_ct_json_fail(struct dft_json *j, const struct dft_ct *ct,
 			     const struct dft_ct_fail *f)
 {
-	char *repro = dft_ct_repro(ct, f->min_spec ? f->min_spec : f->st->spec);
+	char *repro = dft_ct_repro(ct, f->min_spec ? f->min_spec : f->st->spec, NULL);
 
 	dft_json_begin(j, NULL, '{');
 	dft_json_str(j, "spec", f->st->spec);
@@ -251,6 +283,42 @@ static void dft_ct_json_fail(struct dft_json *j, const struct dft_ct *ct,
 	dft_json_str(j, "repro", repro ? repro : "");
 	dft_json_end(j, '}');
 	free(repro);
+}
+
+/* The recovery explorations, as JSON: counts, and each failure with both states. */
+static void dft_ct_json_recovery(struct dft_json *j, const struct dft_ct *ct)
+{
+	const struct dft_ct_rfail *f;
+	unsigned int i;
+	char *repro;
+
+	dft_json_begin(j, "recovery", '{');
+	dft_json_u64(j, "first_states", ct->rc.firsts);
+	dft_json_u64(j, "writes", ct->rc.writes);
+	dft_json_u64(j, "checked", ct->rc.checked);
+	dft_json_u64(j, "failed", ct->rc.failed);
+	dft_json_u64(j, "duplicates", ct->rc.dups);
+	dft_json_u64(j, "capped", ct->rc.capped);
+	dft_json_begin(j, "failures", '[');
+	for (i = 0; i < ct->rc.nr_fail; i++) {
+		f = &ct->rc.fail[i];
+		repro = dft_ct_repro(ct, f->first->spec, f->spec);
+		dft_json_begin(j, NULL, '{');
+		dft_json_str(j, "first_spec", f->first->spec);
+		dft_json_u64(j, "first_epoch", f->first->epoch);
+		dft_json_str(j, "first_kind", dft_state_kind_name(f->first->kind));
+		dft_json_str(j, "spec", f->spec);
+		dft_json_u64(j, "epoch", f->epoch);
+		dft_json_str(j, "kind", dft_state_kind_name(f->kind));
+		dft_json_u64(j, "point", f->point);
+		dft_json_u64(j, "check_exit", f->status);
+		dft_json_str(j, "output", f->tail ? f->tail : "");
+		dft_json_str(j, "repro", repro ? repro : "");
+		dft_json_end(j, '}');
+		free(repro);
+	}
+	dft_json_end(j, ']');
+	dft_json_end(j, '}');
 }
 
 static void dft_ct_json_epochs(struct dft_json *j, const struct dft_ct *ct)
@@ -302,15 +370,17 @@ static void dft_ct_json(const struct dft_ct *ct)
 	dft_json_end(&j, ']');
 	if (*ct->map_note)
 		dft_json_str(&j, "files_note", ct->map_note);
+	if (ct->recovery)
+		dft_ct_json_recovery(&j, ct);
 	dft_json_double(&j, "seconds", dft_ct_seconds(ct));
-	dft_json_u64(&j, "total", ct->checked);
-	dft_json_u64(&j, "failed", ct->failed);
+	dft_json_u64(&j, "total", ct->checked + ct->rc.checked);
+	dft_json_u64(&j, "failed", ct->failed + ct->rc.failed);
 	dft_json_end(&j, '}');
 	dft_json_finish(&j);
 }
 
-/* What the check said of the --state state. */
-void dft_ct_one_report(const struct dft_ct *ct, const char *spec, int r)
+/* What the check said of the --state state, or of its --recovery-state @rspec. */
+void dft_ct_one_report(const struct dft_ct *ct, const char *spec, const char *rspec, int r)
 {
 	char tail[DFT_CT_TAIL + 1];
 	struct dft_json j;
@@ -321,6 +391,8 @@ void dft_ct_one_report(const struct dft_ct *ct, const char *spec, int r)
 		dft_json_begin(&j, NULL, '{');
 		dft_json_str(&j, "disk", ct->disk);
 		dft_json_str(&j, "state", spec);
+		if (rspec)
+			dft_json_str(&j, "recovery_state", rspec);
 		dft_json_bool(&j, "ok", !r);
 		dft_json_u64(&j, "check_exit", r);
 		dft_json_str(&j, "output", r ? tail : "");
@@ -328,10 +400,13 @@ void dft_ct_one_report(const struct dft_ct *ct, const char *spec, int r)
 		dft_json_finish(&j);
 		return;
 	}
+	printf("%s %s", r ? "FAIL" : "ok", spec);
+	if (rspec)
+		printf(", recovery %s", rspec);
 	if (*ct->hung)
-		printf("%s %s: %s\n", r ? "FAIL" : "ok", spec, ct->hung);
+		printf(": %s\n", ct->hung);
 	else
-		printf("%s %s: check exited %d\n", r ? "FAIL" : "ok", spec, r);
+		printf(": check exited %d\n", r);
 	if (r)
 		dft_ct_print_lines(tail, DFT_CT_SHOW, "  ");
 }
@@ -351,5 +426,9 @@ void dft_ct_report(const struct dft_ct *ct)
 	for (i = 0; i < ct->nr_fail; i++)
 		if (ct->fail[i].explained)
 			dft_ct_print_fail(ct, &ct->fail[i]);
+	/* they are in order of their first state: the first of each */
+	for (i = 0; i < ct->rc.nr_fail; i++)
+		if (!i || ct->rc.fail[i].first != ct->rc.fail[i - 1].first)
+			dft_ct_print_rfail(ct, &ct->rc.fail[i]);
 	dft_ct_summary(ct);
 }
