@@ -109,6 +109,8 @@ refused "--entry gives the commands" "--entry gives the setup, workload and chec
 printf '[a]\nfs = ext4\nsetup = true\nworkload = true\n' > $T/bad.catalog
 refused "a catalogue's entry needs its check" "$T/bad.catalog:1: entry 'a' has no check" \
 	"$D" crashtest --catalog $T/bad.catalog --entry a "$NB"
+refused "--catalog without --entry is refused" "--catalog goes with --entry" \
+	"$D" crashtest --catalog $T/bad.catalog --setup true --workload true --check true "$NB"
 
 check "modules unload" dmf_unload
 nullb_destroy nbcat

@@ -91,8 +91,12 @@ int dft_ct_entry_load(const struct dft_cmd *cmd, struct dft_opts *o, struct dft_
 	uint64_t s;
 	int r;
 
+	if (!o->ct_entry && o->ct_fs)
+		return dft_usage_err(cmd, "--fs goes with --entry");
+	if (!o->ct_entry && o->catalog)
+		return dft_usage_err(cmd, "--catalog goes with --entry");
 	if (!o->ct_entry)
-		return o->ct_fs ? dft_usage_err(cmd, "--fs goes with --entry") : 0;
+		return 0;
 	if (o->ct_setup || o->ct_workload || o->ct_check)
 		return dft_usage_err(cmd, "--entry gives the setup, workload and check");
 	r = dft_beside("share/dmfault/crashtest.sh", "crash/crashtest.sh", R_OK, ct->lib, alt,
