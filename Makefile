@@ -11,6 +11,10 @@
 #   make check      host unit tests, fuzz smoke, VM suites on each kernel of
 #                   the test matrix (below)
 #   make check-long make check with the full sweeps and loops (DMF_LONG=1)
+#   make check-flavours every VM suite on Debian's cloud and rt flavours of
+#                   6.1 and 6.12 (make deps-flavours installs them; KVERS:
+#                   some); each kernel's result with its allocator hooks
+#                   (built or not) and time.  Not part of make check
 #   make check-debug the VM suites on a KASAN/lockdep/kmemleak kernel built from
 #                   linux-source-6.1 and one from linux-source-6.12 (DEBUG_KERNELS:
 #                   one of them; slow: not part of make check)
@@ -53,11 +57,13 @@ TOP := $(CURDIR)
 # The test matrix, resolved when a recipe runs, after make check or make
 # demo may have installed the kernels.
 K = $${KVERS:-$$(scripts/kvers.sh)}
+# Debian's other flavours of the same kernels (make check-flavours).
+KF = $${KVERS:-$$(scripts/kvers.sh --flavours)}
 # What a build is for (scripts/kvers.sh --build).
 export KVERS KVER KDIR
 SRCS := Kbuild lib drivers mm include
 
-.PHONY: all modules tools check check-long check-debug unit fuzz vmtest demo hunt soak lint bench \
+.PHONY: all modules tools check check-long check-flavours check-debug unit fuzz vmtest demo hunt soak lint bench \
 	install install-tools uninstall dkms-install dkms-uninstall in-tree-check deb deb-check clean deps
 
 PREFIX ?= /usr/local
@@ -105,6 +111,10 @@ check: deps-check
 check-long: deps-check
 	@$(MAKE) -s modules tools KVERS="$(K)"
 	@DMF_LONG=1 tests/check $(K)
+
+check-flavours: deps-flavours
+	@$(MAKE) -s modules tools KVERS="$(KF)"
+	@tests/check --vm-only $(KF)
 
 DEBUG_KERNELS ?= 6.1 6.12
 

@@ -24,7 +24,8 @@ arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
 kernels="linux-image-$arch linux-headers-$arch
 	linux-image-6.12-$arch linux-headers-6.12-$arch"
 # Debian's other flavours, for make check-flavours: cloud (a trimmed
-# configuration for virtual machines) and rt (PREEMPT_RT).
+# configuration for virtual machines) and rt (PREEMPT_RT).  The cloud
+# kernels have no 9p; tests/vm/run builds it from linux-source.
 flavours="linux-image-cloud-$arch linux-headers-cloud-$arch
 	linux-image-rt-$arch linux-headers-rt-$arch
 	linux-image-6.12-cloud-$arch linux-headers-6.12-cloud-$arch
@@ -46,7 +47,7 @@ deb)	want="$base debhelper dh-dkms dpkg-dev fakeroot lintian git" ;;
 lint)	want="$base $lint" ;;
 bench)	want="$base $vm $bench" ;;
 debug)	want="$base $vm $debug" ;;
-flavours) want="$base $vm $flavours" ;;
+flavours) want="$base $vm $flavours linux-source-6.1 linux-source-6.12" ;;
 all)	want="$base $vm $lint $fuzz $bench $debug $pkg gnuplot-nox" ;;
 *)	echo "usage: $0 [--check|--headers] [build|check|demo|deb|lint|bench|debug|flavours|all]" >&2; exit 2 ;;
 esac
