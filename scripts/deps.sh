@@ -6,21 +6,31 @@
 # apt-get line is printed and the script fails.  With --check nothing is
 # installed: missing packages are named with the make target that installs
 # them, and the script fails.  Only make deps, make deps-GROUP, make check
-# and make demo install; every other target checks.
+# and make demo install; every other target checks.  With --headers the
+# group's linux-headers metapackages are printed (scripts/kvers.sh makes
+# the test matrix of them).
 #
-# usage: scripts/deps.sh [--check] [build|check|demo|deb|lint|bench|debug|all]
+# usage: scripts/deps.sh [--check|--headers] [build|check|demo|deb|lint|bench|debug|flavours|all]
 set -eu
 
-only_check=
-if [ "${1:-}" = --check ]; then
-	only_check=1
-	shift
-fi
+only_check='' headers=''
+case "${1:-}" in
+--check) only_check=1; shift ;;
+--headers) headers=1; shift ;;
+esac
 
-base="make gcc libc6-dev kmod cpio xz-utils zstd
-	linux-image-amd64 linux-headers-amd64
-	linux-image-6.12-amd64 linux-headers-6.12-amd64
-	libdevmapper-dev dmsetup"
+arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
+# The test matrix: Debian's generic flavour of 6.1 and 6.12.
+kernels="linux-image-$arch linux-headers-$arch
+	linux-image-6.12-$arch linux-headers-6.12-$arch"
+# Debian's other flavours, for make check-flavours: cloud (a trimmed
+# configuration for virtual machines) and rt (PREEMPT_RT).  The cloud
+# kernels have no 9p; tests/vm/run builds it from linux-source.
+flavours="linux-image-cloud-$arch linux-headers-cloud-$arch
+	linux-image-rt-$arch linux-headers-rt-$arch
+	linux-image-6.12-cloud-$arch linux-headers-6.12-cloud-$arch
+	linux-image-6.12-rt-$arch linux-headers-6.12-rt-$arch"
+base="make gcc libc6-dev kmod cpio xz-utils zstd $kernels libdevmapper-dev dmsetup"
 vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux jq python3 sqlite3"
 pkg="dkms man-db"
 lint="sparse linux-source-6.1 perl"
@@ -39,9 +49,21 @@ deb)	want="$base debhelper dh-dkms dpkg-dev fakeroot lintian git" ;;
 lint)	want="$base $lint" ;;
 bench)	want="$base $vm $bench" ;;
 debug)	want="$base $vm $debug" ;;
+flavours) want="$base $vm $flavours linux-source-6.1 linux-source-6.12" ;;
 all)	want="$base $vm $lint $fuzz $ref $bench $debug $pkg gnuplot-nox" ;;
-*)	echo "usage: $0 [--check] [build|check|demo|deb|lint|bench|debug|all]" >&2; exit 2 ;;
+*)	echo "usage: $0 [--check|--headers] [build|check|demo|deb|lint|bench|debug|flavours|all]" >&2; exit 2 ;;
 esac
+
+if [ -n "$headers" ]; then
+	case "$group" in
+	flavours) want=$flavours ;;
+	*) want=$kernels ;;
+	esac
+	for p in $want; do
+		case "$p" in linux-headers-*) echo "$p" ;; esac
+	done
+	exit 0
+fi
 
 missing=
 for p in $want; do

@@ -3,8 +3,14 @@
 #
 # Which kernels to build for.
 #
-#   scripts/kvers.sh          the test matrix: every /lib/modules/*/build,
-#                             oldest first (make check, demo, lint, bench)
+#   scripts/kvers.sh          the test matrix (make check, demo, lint, bench):
+#                             the kernels scripts/deps.sh installs, Debian's
+#                             generic flavour of 6.1 and 6.12 for this
+#                             architecture, oldest first.  Other kernels with
+#                             headers here (cloud, rt, one's own) are not in
+#                             it: CI's time holds two kernels.
+#   scripts/kvers.sh --flavours  the same for the flavour kernels of
+#                             make deps-flavours (make check-flavours)
 #   scripts/kvers.sh --build  what make, make modules and make install build
 #                             for: $KVERS ("a b"), else $KVER, else the kernel
 #                             $KDIR was built as, else the running kernel.
@@ -12,12 +18,32 @@
 #                             says which package holds it.
 set -u
 
-if [ "${1:-}" != --build ]; then
-	for d in /lib/modules/*/build; do
-		[ -e "$d/Makefile" ] && basename "$(dirname "$d")"
-	done 2>/dev/null | sort -V | xargs
-	exit 0
-fi
+# releases METAPACKAGE...: the kernel releases that Debian's linux-headers-*
+# metapackages depend on, where that kernel's build tree is here.  The
+# metapackages, not a pattern over /lib/modules, name the matrix: an older
+# ABI left behind by an upgrade is not tested again.
+releases() {
+	local p d k
+
+	for p in "$@"; do
+		d=$(dpkg-query -W -f='${Depends}' "$p" 2>/dev/null) || continue
+		k=${d%% *}
+		k=${k#linux-headers-}
+		[ -e "/lib/modules/$k/build/Makefile" ] && echo "$k"
+	done | sort -V | xargs
+}
+
+case "${1:-}" in
+'')	# shellcheck disable=SC2046 # one package name a word
+	releases $("$(dirname "$0")/deps.sh" --headers check)
+	exit 0 ;;
+--flavours)
+	# shellcheck disable=SC2046
+	releases $("$(dirname "$0")/deps.sh" --headers flavours)
+	exit 0 ;;
+--build) ;;
+*)	echo "usage: $0 [--build|--flavours]" >&2; exit 2 ;;
+esac
 
 if [ -n "${KDIR:-}" ]; then
 	rel=$KDIR/include/config/kernel.release
@@ -31,7 +57,8 @@ fi
 want=${KVERS:-${KVER:-$(uname -r)}}
 for k in $want; do
 	[ -e "/lib/modules/$k/build/Makefile" ] && continue
-	have=$("$0")
+	have=$(for d in /lib/modules/*/build/Makefile; do
+		[ -e "$d" ] && basename "${d%/build/Makefile}"; done | sort -V | xargs)
 	echo "dm-fault: no kernel build tree for $k (/lib/modules/$k/build)" >&2
 	echo "  install its headers (on Debian: linux-headers-$k), or name another kernel:" >&2
 	echo "  make KVER=VERSION, make KVERS=\"V1 V2\" or make KDIR=/path/to/kernel/build" >&2
