@@ -9,8 +9,8 @@
  *     (dft_kernel_problem());
  *   - a message the target's own parser (built on the host) refuses is
  *     refused by the kernel too, and every refusal of a device that exists
- *     logs its reason (but dm-dust's words, refused as dm-dust refuses
- *     them: some without a word);
+ *     logs its reason (but dm-dust's words, and on fault-dust what neither
+ *     parser knows, refused as dm-dust refuses them: some without a word);
  *   - every fault device's status parses (dft_parse_info());
  *   - data read back where nothing may have changed it is what was written
  *     (shadow.c), through any device, offset and stacking;
@@ -723,6 +723,10 @@ static int do_msg(struct sf_exec *x, int d, const char *name, const char *msg)
 	bool reason = false, dust = dust_word(msg);
 	int host, r;
 
+	/* on fault-dust, what neither parser knows is refused as dm-dust refuses it */
+	if (x->dev[d].exists && x->dev[d].live.type == SF_DUST && !dft_msg_name(msg))
+		dust = true;
+
 	host = dust ? 0 : dft_msg_check(msg, word, sizeof(word), &why);
 	drain_kmsg(x, &reason);
 	reason = false;
@@ -791,10 +795,11 @@ static int reload_self(struct sf_exec *x, int d, const char *name)
 		finding(x, "%s: its own table is refused (%s): %s %.300s", name, strerror(-r),
 			dev.segs[0].type, dev.segs[0].params);
 	dft_dm_put(&dev);
+	/* the inactive slot holds the live table now, in place of any loaded one */
+	if (!r)
+		x->dev[d].has_next = false;
 	if (!r && !x->dev[d].suspended)
 		r = dft_dm_resume(name);
-	if (!r && x->dev[d].suspended)
-		x->dev[d].has_next = false;	/* the next resume loads it: same table */
 	return r;
 }
 
