@@ -36,7 +36,8 @@
 #                   console in soak-KVER.log.  Not part of make check
 #   make fuzz-seq   random operation sequences (tests/seqfuzz) in a VM, each
 #                   kernel in turn, SEQFUZZ_SECONDS each (default 3600; make
-#                   check runs 120 s); make fuzz-seq-debug on the debug kernels
+#                   check runs 40 fixed ones); make fuzz-seq-debug on the debug
+#                   kernels
 #   make lint       checkpatch --strict, sparse (C=1), W=1: warnings are errors
 #   make bench      side-by-side ratios under QEMU -icount
 #   make install    make's modules under /lib/modules/KVER/updates/dm-fault (and
@@ -160,7 +161,7 @@ hunt: need-check
 
 # Random operation sequences (tests/seqfuzz/README) for SEQFUZZ_SECONDS on
 # each kernel, one VM at a time; SEQFUZZ_SEED=S starts from seed S.  make
-# check runs the same suite for 120 s.
+# check runs the same suite over 40 sequences from a fixed seed.
 SEQFUZZ_SECONDS ?= 3600
 fuzz-seq: need-check
 	@$(MAKE) -s modules tools KVERS="$(K)"

@@ -2,13 +2,13 @@
 /*
  * dmf-seqfuzz: random operation sequences against the live fault target.
  *
- *   dmf-seqfuzz run [-v] [--seed S] [--lines N] [--seconds T] [--alloc]
- *                   [--out FILE] [--minimise] [--problem TEXT] DISK...
+ *   dmf-seqfuzz run [-v] [--seed S] [--lines N] [--seconds T] [--sequences M]
+ *                   [--alloc] [--out FILE] [--minimise] [--problem TEXT] DISK...
  *   dmf-seqfuzz replay [-v] [--problem TEXT] [--out FILE] [--minimise] SEQ DISK...
  *   dmf-seqfuzz print [--seed S] [--lines N] [--alloc] DISK...
  *
  * run: sequences of N lines (default 200) from seeds S, S+1, ... until T
- * seconds have passed (default: one sequence).  Each sequence starts with
+ * seconds have passed (default: one sequence), or M sequences have run.  Each sequence starts with
  * no device of its own and ends with every device removed.  The first
  * finding stops the run: its sequence, cut after the line that found it,
  * is written to FILE (default seqfuzz-fail.txt); with --minimise, lines
@@ -56,8 +56,8 @@ struct sf_run {
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dmf-seqfuzz run [-v] [--seed S] [--lines N] [--seconds T] [--alloc]\n"
-		"                       [--out FILE] [--minimise] [--problem TEXT] DISK...\n"
+		"usage: dmf-seqfuzz run [-v] [--seed S] [--lines N] [--seconds T] [--sequences M]\n"
+		"                       [--alloc] [--out FILE] [--minimise] [--problem TEXT] DISK...\n"
 		"       dmf-seqfuzz replay [-v] [--problem TEXT] [--out FILE] [--minimise] SEQ DISK...\n"
 		"       dmf-seqfuzz print [--seed S] [--lines N] [--alloc] DISK...\n");
 	return 2;
@@ -282,7 +282,8 @@ static void summary(const struct sf_run *run, unsigned int seqs, double secs)
 		printf("# message %-12s sent %lu taken %lu\n", t, run->sent[i], run->taken[i]);
 }
 
-static int cmd_run(struct sf_run *run, uint64_t seed, unsigned int n, unsigned int secs)
+static int cmd_run(struct sf_run *run, uint64_t seed, unsigned int n, unsigned int secs,
+		   uint64_t seqs)
 {
 	double start = dft_now();
 	unsigned int seq = 0, at = 0;
@@ -311,7 +312,7 @@ static int cmd_run(struct sf_run *run, uint64_t seed, unsigned int n, unsigned i
 			 at + 1, why);
 		report(run, lines, at + 1, r, kind, head);
 		break;
-	} while (dft_now() - start < secs);
+	} while (dft_now() - start < secs && (!seqs || seq < seqs));
 	printf("1..%u\n", seq);
 	summary(run, seq, dft_now() - start);
 	return r ? 1 : 0;
@@ -361,6 +362,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "lines", required_argument, NULL, 'n' },
 		{ "seconds", required_argument, NULL, 't' },
+		{ "sequences", required_argument, NULL, 'S' },
 		{ "alloc", no_argument, NULL, 'a' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "minimise", no_argument, NULL, 'm' },
@@ -369,7 +371,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct sf_run run = { .out = "seqfuzz-fail.txt" };
-	uint64_t seed = 1, n = 200, secs = 0;
+	uint64_t seed = 1, n = 200, secs = 0, seqs = 0;
 	const char *cmd;
 	int c;
 
@@ -390,6 +392,10 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			if (dft_parse_u64(optarg, &secs) || secs > 7 * 86400)
+				return usage();
+			break;
+		case 'S':
+			if (dft_parse_u64(optarg, &seqs) || !seqs)
 				return usage();
 			break;
 		case 'a':
@@ -434,5 +440,5 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "run"))
 		return usage();
-	return cmd_run(&run, seed, (unsigned int)n, (unsigned int)secs);
+	return cmd_run(&run, seed, (unsigned int)n, (unsigned int)secs, seqs);
 }
