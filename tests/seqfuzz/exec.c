@@ -150,35 +150,47 @@ static bool fault_clean(const char *name, bool *cache_in_use)
 }
 
 /*
- * Follow device @d's live tables to its disk.  Returns the disk index (or
- * -1: none, as below fault-error) with *@sector the disk sector of the
- * device's sector 0, and whether every device on the path is clean and
- * none is suspended.
+ * Follow device @d's live tables to its disk: the disk index, or -1 (none,
+ * as below fault-error, or a device that does not exist), with *@sector
+ * the disk sector of the device's sector 0.
  */
-static int walk(const struct sf_exec *x, int d, uint64_t *sector, bool *clean,
-		bool *suspended)
+static int dev_disk(const struct sf_exec *x, int d, uint64_t *sector)
+{
+	*sector = 0;
+	while (1) {
+		const struct sf_edev *e = &x->dev[d];
+
+		if (!e->exists || e->live.below < 0)
+			return -1;
+		*sector += e->live.off;
+		if (e->live.below < SF_DISKS)
+			return e->live.below;
+		d = e->live.below - SF_DISKS;
+	}
+}
+
+/* Is every device on @d's path clean (its status asked), and is one suspended? */
+static void path_state(const struct sf_exec *x, int d, bool *clean, bool *suspended)
 {
 	bool cache;
 
-	*sector = 0;
 	*clean = true;
 	*suspended = false;
 	while (1) {
 		const struct sf_edev *e = &x->dev[d];
 		char name[16];
 
-		if (!e->exists)
-			return -1;
+		if (!e->exists) {
+			*clean = false;
+			return;
+		}
 		if (e->suspended)
 			*suspended = true;
 		snprintf(name, sizeof(name), "dmfz%d", d);
 		if (e->live.type != SF_FAULT || !fault_clean(name, &cache))
 			*clean = false;
-		if (e->live.below < 0)
-			return -1;
-		*sector += e->live.off;
 		if (e->live.below < SF_DISKS)
-			return e->live.below;
+			return;
 		d = e->live.below - SF_DISKS;
 	}
 }
@@ -190,16 +202,16 @@ static bool volatile_range(const struct sf_exec *x, int disk, uint64_t first, ui
 
 	for (d = 0; d < SF_DEVS; d++) {
 		const struct sf_edev *e = &x->dev[d];
-		bool clean, susp, cache;
 		char name[16];
 		uint64_t at;
+		bool cache;
 
-		if (!e->exists || e->live.type != SF_FAULT)
+		if (!e->exists || e->live.type != SF_FAULT || dev_disk(x, d, &at) != disk ||
+		    first >= at + e->live.len || at >= first + nr)
 			continue;
 		snprintf(name, sizeof(name), "dmfz%d", d);
 		fault_clean(name, &cache);
-		if (cache && walk(x, d, &at, &clean, &susp) == disk &&
-		    first < at + e->live.len && at < first + nr)
+		if (cache)
 			return true;
 	}
 	return false;
@@ -428,7 +440,8 @@ static int do_io(struct sf_exec *x, int d, char *rest)
 		return -EINVAL;
 	async = strstr(flags, "async");
 
-	disk = walk(x, d, &sector, &clean, &susp);
+	disk = dev_disk(x, d, &sector);
+	path_state(x, d, &clean, &susp);
 	if (susp || !x->dev[d].exists) {
 		x->skipped++;		/* it would wait for a resume */
 		return 0;
