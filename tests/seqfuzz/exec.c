@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/fs.h>
+#include <linux/io_uring.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +248,15 @@ static long io_run(struct sf_io *io, int fd, void *buf)
 	int fl = io->nowait ? RWF_NOWAIT : 0;
 	ssize_t n;
 
+	if (io->uring && io->kind <= SF_IO_FLUSH) {
+		static const int ops[] = {
+			[SF_IO_READ] = IORING_OP_READV, [SF_IO_WRITE] = IORING_OP_WRITEV,
+			[SF_IO_FUA] = IORING_OP_WRITEV, [SF_IO_FLUSH] = IORING_OP_FSYNC,
+		};
+
+		return sf_uring_io(fd, ops[io->kind], buf, io->len, io->off,
+				   io->kind == SF_IO_FUA ? fl | RWF_DSYNC : fl);
+	}
 	switch (io->kind) {
 	case SF_IO_READ:
 		n = preadv2(fd, &iov, 1, (off_t)io->off, fl);
@@ -470,6 +480,7 @@ static int do_io(struct sf_exec *x, int d, char *rest)
 	io->off = off;
 	io->len = len;
 	io->nowait = strstr(flags, "nowait");
+	io->uring = strstr(flags, "uring");
 	io->tag = (uint32_t)tag;
 	io->disk = disk;
 	io->disk_sector = disk >= 0 ? sector + (off >> 9) : 0;
@@ -498,6 +509,7 @@ static int do_io(struct sf_exec *x, int d, char *rest)
 		}
 	}
 	x->ios++;
+	x->uring_ios += io->uring;
 	io->busy = true;
 	if (pthread_create(&io->thread, NULL, io_thread, io)) {
 		io->busy = false;

@@ -574,7 +574,8 @@ static void gen_io(struct sf_gen *g, struct sf_out *o, int d)
 	uint64_t bytes = gd->len << 9, lbs = gd->lbs, off, len;
 	const char *kind = PICK(r, kinds);
 	static const char *const flags[] = { "-", "-", "-", "-", "async", "nowait",
-					      "async,nowait" };
+					      "async,nowait", "uring", "uring,nowait",
+					      "async,uring,nowait" };
 	const char *fl = PICK(r, flags);
 
 	off = sf_below(r, bytes) / lbs * lbs;

@@ -49,7 +49,7 @@ struct sf_run {
 	int verbose;
 	bool alloc, minimise;
 	const char *out, *problem;
-	uint64_t ops, msgs, refused, ios, io_errors, verified, skipped;
+	uint64_t ops, msgs, refused, ios, uring_ios, io_errors, verified, skipped;
 	unsigned long sent[SF_NAMES], taken[SF_NAMES];
 };
 
@@ -172,6 +172,7 @@ static int run_lines(struct sf_run *run, char **lines, const bool *use, unsigned
 	run->msgs += x->msgs;
 	run->refused += x->refused;
 	run->ios += x->ios;
+	run->uring_ios += x->uring_ios;
 	run->io_errors += x->io_errors;
 	run->verified += x->verified_sectors;
 	run->skipped += x->skipped;
@@ -275,9 +276,10 @@ static void summary(const struct sf_run *run, unsigned int seqs, double secs)
 	unsigned int i;
 
 	printf("# %u sequences, %" PRIu64 " lines in %.0f s: %" PRIu64 " messages (%" PRIu64
-	       " refused), %" PRIu64 " I/Os (%" PRIu64 " failed), %" PRIu64
-	       " sectors checked, %" PRIu64 " skipped\n", seqs, run->ops, secs, run->msgs,
-	       run->refused, run->ios, run->io_errors, run->verified, run->skipped);
+	       " refused), %" PRIu64 " I/Os (%" PRIu64 " failed), %" PRIu64 " through io_uring, %"
+	       PRIu64 " sectors checked, %" PRIu64 " skipped\n", seqs, run->ops, secs,
+	       run->msgs, run->refused, run->ios, run->io_errors, run->uring_ios, run->verified,
+	       run->skipped);
 	for (i = 0; i < SF_NAMES && (t = dft_msg_table_name(i)); i++)
 		printf("# message %-12s sent %lu taken %lu\n", t, run->sent[i], run->taken[i]);
 }

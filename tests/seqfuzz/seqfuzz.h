@@ -125,7 +125,7 @@ struct sf_io {
 	char dev[32];
 	int kind;			/* SF_IO_* */
 	uint64_t off, len;		/* bytes, in the device */
-	bool nowait, verify;
+	bool nowait, uring, verify;
 	uint32_t tag;
 	int disk;			/* the disk it lands on, -1: none known */
 	uint64_t disk_sector;
@@ -151,9 +151,13 @@ struct sf_exec {
 	int verbose;
 	const char *problem;		/* a kernel log text that is a finding too */
 	/* counts of what ran */
-	uint64_t ops, msgs, refused, ios, io_errors, verified_sectors, skipped;
+	uint64_t ops, msgs, refused, ios, uring_ios, io_errors, verified_sectors, skipped;
 	char fail[1024];		/* an oracle's finding; "" while none */
 };
+
+/* ---- uring.c: one I/O through an io_uring ---- */
+
+long sf_uring_io(int fd, int op, void *buf, uint64_t len, uint64_t off, int rw_flags);
 
 int sf_exec_init(struct sf_exec *x, struct sf_disk *disks, unsigned int nr_disks, int verbose,
 		 const char *problem);

@@ -125,6 +125,24 @@ for sz in 512 4096; do
 	fi
 done
 
+# io_uring: writes and a flush through a ring, read back through a ring and
+# checked.
+for sz in 512 4096; do
+	d=d0
+	[ $sz = 4096 ] && d=d1
+	printf '%s\n' "create dmfz0 fault 16384 $d 0" "io dmfz0 write 8192 65536 uring 41" \
+		"io dmfz0 fua 1048576 4096 uring 42" "io dmfz0 flush 0 4096 uring 43" \
+		"io dmfz0 read 8192 65536 uring 44" "io dmfz0 read 1048576 4096 uring 45" \
+		"remove dmfz0" > $T/uring.seq
+	out=$("$SF" replay "$T/uring.seq" "${disks[@]}" 2>&1)
+	if [ $? -eq 0 ] && [[ $out == *" 5 I/Os (0 failed), 5 through io_uring, "* ]] &&
+		[[ $out == *" 136 sectors checked"* ]]; then
+		ok "reads, writes, FUA and flush through io_uring, data checked ($sz-byte blocks)"
+	else
+		fail "reads, writes, FUA and flush through io_uring ($sz-byte blocks)" "$out"
+	fi
+done
+
 # The sequences.
 echo "# seed $seed, $secs s (replay: SEQFUZZ_SEED=$seed)"
 # each sequence's line as it ends, so that a hang shows where it is
@@ -148,6 +166,8 @@ else
 	fail "every message of the target's table was sent" "never sent: $missing"
 fi
 checked=$(echo "$out" | sed -n 's/.* \([0-9]*\) sectors checked.*/\1/p')
+uring=$(echo "$out" | sed -n 's/.* \([0-9]*\) through io_uring.*/\1/p')
+within "I/O went through io_uring (${uring:-0} I/Os)" "${uring:-0}" 1 100000000
 if [ "${checked:-0}" -gt 0 ]; then
 	ok "data was checked ($checked sectors)"
 else
