@@ -107,6 +107,9 @@ struct dft_opts {
 	bool ct_have_settle;
 	char *ct_entry, *ct_fs;			/* --entry of the catalogue, on --fs */
 	long long ct_recovery, ct_rc_max;	/* --recovery, --recovery-states */
+	char *ct_save, *ct_load, *ct_shard;	/* a run kept in a directory, checked in shares */
+	char *ct_svg;				/* the picture of the exploration */
+	bool ct_merge;				/* the arguments are shards' --json reports */
 
 	/* badblocks */
 	char *bad_mode, *bad_status;

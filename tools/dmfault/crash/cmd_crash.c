@@ -55,21 +55,6 @@
 #define DFT_CT_SUBSET_MAX	20	/* 2^20 subsets in an epoch are already too many to check */
 #define DFT_CT_LIMIT		100000	/* --samples and --minimise */
 
-static int dft_ct_err(const char *fmt, ...) __printf(1, 2);
-
-/* An error of crashtest's own, said: the -1 its steps return. */
-static int dft_ct_err(const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	dft_err("%s", msg);
-	return -1;
-}
-
 /*
  * Run "sh -c @cmd" (the @what line) with the environment, and @more
  * ("NAME=value" strings, up to 3, NULL-terminated) if not NULL.  Its exit
@@ -111,35 +96,6 @@ static int dft_ct_sh(struct dft_ct *ct, const char *what, const char *cmd, char 
 		return -1;
 	}
 	return dft_exit_code(status);
-}
-
-static int dft_ct_send(const struct dft_ct *ct, char **reply, const char *fmt, ...) __printf(3, 4);
-
-/* Send a message to the device; its reply in *@reply if not NULL.  0 or -1 (said why). */
-static int dft_ct_send(const struct dft_ct *ct, char **reply, const char *fmt, ...)
-{
-	char kreason[256], *msg, *rep = NULL;
-	const char *why;
-	va_list ap;
-	int r, err = 0;
-
-	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return dft_ct_err("out of memory");
-	r = dft_send(ct->name, msg, &rep, kreason, sizeof(kreason), &err);
-	if (r) {
-		why = dft_reason_tail(kreason);
-		dft_err("%s: message '%.64s%s' refused: %s", ct->name, msg,
-			strlen(msg) > 64 ? "..." : "", why ? why : strerror(err ? -err : EIO));
-	}
-	free(msg);
-	if (reply && !r)
-		*reply = rep;
-	else
-		free(rep);
-	return r ? -1 : 0;
 }
 
 /* The cache's state and counters from the INFO status. */
@@ -448,6 +404,9 @@ static void dft_ct_intro(const struct dft_ct *ct)
 	       ct->rec.nr_bar, plan->nr_epochs, plan->nr_epochs == 1 ? "" : "s");
 	printf("%u states to check; skipped: %llu the same as another, %llu past --max-states\n",
 	       plan->nr, (unsigned long long)plan->dups, (unsigned long long)plan->capped);
+	if (ct->shards)
+		printf("shard %u/%u of run %s: the states i with i %% %u == %u\n", ct->shard,
+		       ct->shards, ct->run, ct->shards, ct->shard);
 	fflush(stdout);
 }
 
@@ -461,14 +420,16 @@ static int dft_ct_explore(struct dft_ct *ct)
 	if (dft_plan_build(&ct->rec, &ct->cfg, plan))
 		return dft_ct_err("out of memory");
 	ct->ep_failed = calloc(plan->nr_epochs, sizeof(*ct->ep_failed));
-	if (!ct->ep_failed)
+	ct->ep_checked = calloc(plan->nr_epochs, sizeof(*ct->ep_checked));
+	if (!ct->ep_failed || !ct->ep_checked)
 		return dft_ct_err("out of memory");
 	dft_ct_intro(ct);
-	for (i = 0; i < plan->nr; i++) {
+	for (i = ct->shard; i < plan->nr; i += ct->shards ? ct->shards : 1) {
 		r = dft_ct_check(ct, plan->st[i].spec, plan->st[i].marks);
 		if (r < 0)
 			return -1;
 		ct->checked++;
+		ct->ep_checked[plan->st[i].epoch]++;
 		if (r && dft_ct_fail_add(ct, &plan->st[i], r))
 			return -1;
 		dft_ct_state_done(ct, &plan->st[i], r);
@@ -812,13 +773,43 @@ static int dft_ct_explain(struct dft_ct *ct)
 	return dft_ct_map(ct);
 }
 
-/* The control, every state, then the accounts of the failures. */
+/* The control, every state (of the shard), then the accounts of the failures. */
 static int dft_ct_all(struct dft_ct *ct)
 {
 	if (dft_ct_control(ct) || dft_ct_explore(ct) || dft_ct_recovery(ct) || dft_ct_explain(ct))
 		return -1;
 	dft_ct_report(ct);
-	return 0;
+	return dft_ct_picture(ct);
+}
+
+/*
+ * --save: the control first (a check that fails without a crash would fail
+ * every state on every machine), then the run into the directory.
+ */
+static int dft_ct_save_run(struct dft_ct *ct)
+{
+	if (dft_ct_control(ct))
+		return -1;
+	if (dft_plan_build(&ct->rec, &ct->cfg, &ct->plan))
+		return dft_ct_err("out of memory");
+	return dft_ct_save(ct, ct->o->ct_save);
+}
+
+/* --load: the saved writes replayed into a recording, which must list as the saved one. */
+static int dft_ct_from_saved(struct dft_ct *ct)
+{
+	struct dft_record saved = { 0 };
+	char why[256];
+	int r;
+
+	r = dft_ct_replay(ct, ct->o->ct_load, &saved);
+	if (!r)
+		r = dft_ct_read(ct);
+	if (!r && !dft_record_same(&saved, &ct->rec, why, sizeof(why)))
+		r = dft_ct_err("%s: the saved writes, replayed, did not record as saved: %s",
+			       ct->o->ct_load, why);
+	dft_record_free(&saved);
+	return r;
 }
 
 /* --state: the one state, on a recording made again. */
@@ -868,6 +859,47 @@ static int dft_ct_check_cache(const struct dft_cmd *cmd, const char *key, uint64
 	if (dft_cache_option_check(word, &why))
 		return dft_usage_err(cmd, "--%s %llu: %s", key, (unsigned long long)v, why);
 	return 0;
+}
+
+/* --shard I/N: the states i with i % N == I. */
+static int dft_ct_shard(const struct dft_cmd *cmd, const char *arg, struct dft_ct *ct)
+{
+	unsigned int i, n;
+	char end;
+
+	if (sscanf(arg, "%u/%u%c", &i, &n, &end) != 2 || !n || i >= n || n > DFT_CT_LIMIT)
+		return dft_usage_err(cmd, "--shard '%s': I/N, with 0 <= I < N <= %u", arg,
+				     DFT_CT_LIMIT);
+	ct->shard = i;
+	ct->shards = n;
+	/* shards may run at once on one machine, each on a scratch device of its own */
+	snprintf(ct->name_buf, sizeof(ct->name_buf), "%s-%u", DFT_CT_NAME, i);
+	ct->name = ct->name_buf;
+	return 0;
+}
+
+/* What --save, --load and --shard go with; and a saved run's options, from its manifest. */
+static int dft_ct_saved_opts(const struct dft_cmd *cmd, struct dft_opts *o, struct dft_ct *ct)
+{
+	if (o->ct_shard && !o->ct_load)
+		return dft_usage_err(cmd, "--shard needs --load: the saved run it checks a share of");
+	if (o->ct_save && o->ct_load)
+		return dft_usage_err(cmd, "--save and --load: one or the other");
+	if ((o->ct_save || o->ct_load) && o->ct_recovery)
+		return dft_usage_err(cmd, "--recovery is not saved: it picks its first states from the verdicts of all of them");
+	if (o->ct_save && o->ct_state)
+		return dft_usage_err(cmd, "--save records for other machines; --state checks one state here");
+	if (o->ct_shard && dft_ct_shard(cmd, o->ct_shard, ct))
+		return DFT_EXIT_USAGE;
+	if (!o->ct_load)
+		return 0;
+	if (o->ct_setup || o->ct_workload || o->ct_check || o->ct_entry || o->ct_fs ||
+	    o->catalog || o->ct_have_settle || o->ct_have_subset_max || o->ct_have_samples ||
+	    o->ct_have_seed || o->ct_max_states || o->ct_have_minimise || o->ct_have_limit ||
+	    o->ct_have_unit || o->step_timeout != DFT_STEP_TIMEOUT)
+		return dft_usage_err(cmd, "--load: the run's commands and options are those saved in %s/manifest",
+				     o->ct_load);
+	return dft_ct_load_manifest(ct, o, o->ct_load) ? DFT_EXIT_USAGE : 0;
 }
 
 static int dft_ct_check_opts(const struct dft_cmd *cmd, const struct dft_opts *o,
@@ -937,6 +969,14 @@ static int dft_ct_create(struct dft_ct *ct)
 		return -1;
 	}
 	close(fd);
+	/* a saved run's disk is restored at the start of DEV: its views are that size */
+	if (ct->sectors && ct->sectors > bytes >> 9)
+		return dft_ct_err("%s: smaller than the saved run's disk (%llu sectors)", ct->disk,
+				  (unsigned long long)ct->sectors);
+	if (ct->sectors)
+		bytes = ct->sectors << 9;
+	else
+		ct->sectors = bytes >> 9;
 	n = snprintf(params, sizeof(params), "%u:%u 0 0 %d cache", major(stt.st_rdev),
 		     minor(stt.st_rdev), 1 + o->ct_have_limit + o->ct_have_unit);
 	if (o->ct_have_limit)
@@ -981,9 +1021,35 @@ static void dft_ct_free(struct dft_ct *ct)
 	}
 	free(ct->rc.fail);
 	free(ct->ep_failed);
+	free(ct->ep_checked);
+	free(ct->saved);
 	dft_catalog_free(&ct->cat);
 	dft_plan_free(&ct->plan);
 	dft_record_free(&ct->rec);
+}
+
+/* --merge: one report from the shards' --json reports. */
+static int dft_ct_merge_files(int argc, char **argv, const char *svg)
+{
+	char **text = calloc(argc, sizeof(*text)), err[600];
+	int i, r = 0;
+	size_t len;
+
+	if (!text)
+		return dft_ct_err("out of memory");
+	for (i = 0; !r && i < argc; i++)
+		if (!(text[i] = dft_ct_slurp(argv[i], &len)))
+			r = -1;
+	if (!r) {
+		r = dft_ct_merge((const char *const *)argv, (const char *const *)text, argc,
+				 stdout, svg, err, sizeof(err));
+		if (r < 0)
+			dft_err("--merge: %s", err);
+	}
+	for (i = 0; i < argc; i++)
+		free(text[i]);
+	free(text);
+	return r < 0 ? DFT_EXIT_USAGE : r ? DFT_EXIT_FAIL : DFT_EXIT_OK;
 }
 
 DFT_HANDLER(dft_cmd_crashtest)
@@ -991,14 +1057,18 @@ DFT_HANDLER(dft_cmd_crashtest)
 	struct dft_ct ct = { .o = o, .disk = argv[0], .name = DFT_CT_NAME };
 	int r;
 
-	(void)argc;
-	if (dft_ct_entry_load(cmd, o, &ct)) {
-		dft_catalog_free(&ct.cat);
-		return DFT_EXIT_USAGE;
-	}
-	r = dft_ct_check_opts(cmd, o, &ct);
+	if (o->ct_merge)
+		return dft_ct_merge_files(argc, argv, o->ct_svg);
+	if (argc != 1)
+		return dft_usage_err(cmd, "one DEV; JSON reports only with --merge");
+	r = dft_ct_entry_load(cmd, o, &ct) ? DFT_EXIT_USAGE : 0;
+	if (!r)
+		r = dft_ct_saved_opts(cmd, o, &ct);
+	if (!r)
+		r = dft_ct_check_opts(cmd, o, &ct);
 	if (r) {
 		dft_catalog_free(&ct.cat);
+		free(ct.saved);
 		return r;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ct.t0);
@@ -1008,17 +1078,20 @@ DFT_HANDLER(dft_cmd_crashtest)
 		return DFT_EXIT_USAGE;
 	}
 	snprintf(ct.out, sizeof(ct.out), "%s.out", ct.mnt);
-	if (dft_ct_create(&ct)) {
+	if ((o->ct_load && dft_ct_restore(&ct, o->ct_load)) || dft_ct_create(&ct)) {
 		rmdir(ct.mnt);
+		dft_ct_free(&ct);
 		return DFT_EXIT_USAGE;
 	}
-	r = dft_ct_record(&ct);
-	if (!r)
-		r = o->ct_state ? dft_ct_one(&ct) : dft_ct_all(&ct);
+	r = o->ct_load ? dft_ct_from_saved(&ct) : dft_ct_record(&ct);
+	if (!r && o->ct_state)
+		r = dft_ct_one(&ct);
+	else if (!r)
+		r = o->ct_save ? dft_ct_save_run(&ct) : dft_ct_all(&ct);
 	dft_ct_progress(&ct, "%s", "");
 	dft_ct_unmount(&ct);
-	if (dft_dm_remove(DFT_CT_NAME, true))
-		dft_err("%s: cannot remove: %s", DFT_CT_NAME, dft_dm_last_error());
+	if (dft_dm_remove(ct.name, true))
+		dft_err("%s: cannot remove: %s", ct.name, dft_dm_last_error());
 	rmdir(ct.mnt);
 	unlink(ct.out);
 	dft_ct_free(&ct);

@@ -4,8 +4,12 @@
  * fault device, explores its crash states (explore.c, over the recording
  * read by record.c), shrinks a failure and gives its account
  * (crash_report.c), naming the files that hold its writes (fsmap.c).
- * record.c and explore.c use only libc and base/rule.c, so the host unit
- * tests link them as they are.  Uses dev/ and base/.
+ * save.c keeps a recorded run in a directory and makes it again on another
+ * machine, where a shard of its states is checked; merge.c makes one report
+ * of the shards' reports; svg.c draws an exploration; ctmsg.c talks to the
+ * fault device.  record.c, explore.c, merge.c and svg.c use only libc,
+ * base/rule.c and base/json.c, so the host unit tests link them as they
+ * are.  Uses dev/ and base/.
  */
 #ifndef _DMFAULT_CRASH_H
 #define _DMFAULT_CRASH_H
@@ -67,6 +71,8 @@ uint64_t dft_durable_upto(const struct dft_record *rec, uint64_t point);
 bool dft_is_durable(const struct dft_record *rec, uint64_t w, uint64_t point);
 const char *dft_step(const struct dft_record *rec, uint64_t w);
 unsigned int dft_marks_below(const struct dft_record *rec, uint64_t n);
+bool dft_record_same(const struct dft_record *a, const struct dft_record *b, char *why,
+		     size_t len);
 
 /*
  * A state spec: a view spec ("keep=<all|none|n|n-m,...> [tear=<w>:<seed>,...]",
@@ -247,12 +253,44 @@ struct dft_ct {
 	struct dft_catalog cat;		/* --entry: the catalogue its lines point into */
 	char fs[32];			/* --entry: $DMF_FS, or "" */
 	char lib[4096];			/* --entry: $DMF_LIB, or "" */
+	unsigned int *ep_checked;	/* states checked, by epoch */
+	uint64_t sectors;		/* --load: the saved disk's; 0: all of DEV */
+	unsigned int shard, shards;	/* --shard I/N: the states i % N == I; N 0: every state */
+	char name_buf[32];		/* --shard: the fault device's name, with I */
+	char run[17];			/* --load: the saved run's hash, or "" */
+	uint64_t hash[3];		/* --load: of its disk.img, record and data */
+	char *saved;			/* --load: the manifest, which the options point into */
 };
+
+/* ctmsg.c: crashtest's errors, and its messages to the device */
+int dft_ct_err(const char *fmt, ...) __printf(1, 2);
+int dft_ct_send(const struct dft_ct *ct, char **reply, const char *fmt, ...) __printf(3, 4);
+
+/* save.c: a recorded run in a directory, and checked from there */
+#define DFT_CT_SAVE_VERSION	1
+int dft_ct_save(struct dft_ct *ct, const char *dir);
+int dft_ct_load_manifest(struct dft_ct *ct, struct dft_opts *o, const char *dir);
+int dft_ct_restore(struct dft_ct *ct, const char *dir);
+int dft_ct_replay(struct dft_ct *ct, const char *dir, struct dft_record *saved);
+char *dft_ct_slurp(const char *path, size_t *len);
+
+/* svg.c: a picture of an exploration (libc only) */
+struct dft_svg_epoch {
+	uint64_t checked, failed, skipped;
+};
+
+int dft_ct_svg(const char *file, const char *title, const struct dft_svg_epoch *ep,
+	       unsigned int n, char *err, size_t len);
+
+/* merge.c: the report of a run from its shards' reports (libc and base/json.c only) */
+int dft_ct_merge(const char *const *name, const char *const *text, unsigned int n, FILE *out,
+		 const char *svg, char *err, size_t len);
 
 int dft_ct_catalog_read(struct dft_catalog *c, const char *file, char *err, size_t len);
 int dft_ct_entry_load(const struct dft_cmd *cmd, struct dft_opts *o, struct dft_ct *ct);
 void dft_ct_report(const struct dft_ct *ct);
 void dft_ct_one_report(const struct dft_ct *ct, const char *spec, const char *rspec, int r);
+int dft_ct_picture(const struct dft_ct *ct);
 
 DFT_HANDLER(dft_cmd_crashtest);
 

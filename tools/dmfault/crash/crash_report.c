@@ -186,13 +186,16 @@ static void dft_ct_summary(const struct dft_ct *ct)
 	unsigned int k;
 	double t = dft_ct_seconds(ct);
 
-	printf("\n%-6s %8s %6s %8s %8s %7s\n", "EPOCH", "WRITES", "FUA", "STATES", "SKIPPED",
-	       "FAILED");
+	printf("\n%-6s %8s %6s %8s %8s %7s%s\n", "EPOCH", "WRITES", "FUA", "STATES", "SKIPPED",
+	       "FAILED", ct->shards ? "  CHECKED" : "");
 	for (k = 0; k < ct->plan.nr_epochs; k++) {
 		ep = &ct->plan.ep[k];
-		printf("%-6u %8llu %6llu %8u %8llu %7u\n", k,
+		printf("%-6u %8llu %6llu %8u %8llu %7u", k,
 		       (unsigned long long)(ep->last + 1 - ep->first), (unsigned long long)ep->fua,
 		       ep->states, (unsigned long long)(ep->dups + ep->capped), ct->ep_failed[k]);
+		if (ct->shards)
+			printf(" %8u", ct->ep_checked[k]);
+		printf("\n");
 	}
 	if (ct->dd_checks)
 		printf("%u more check%s to minimise failures\n", ct->dd_checks,
@@ -281,8 +284,15 @@ static void dft_ct_json_fail(struct dft_json *j, const struct dft_ct *ct,
 	else
 		dft_json_null(j, "minimal");
 	dft_json_str(j, "repro", repro ? repro : "");
-	dft_json_end(j, '}');
+	dft_json_u64(j, "state", f->st - ct->plan.st);
 	free(repro);
+	/* a shard's: what --merge gives for a failure that one run would not explain */
+	if (*ct->run) {
+		repro = dft_ct_repro(ct, f->st->spec, NULL);
+		dft_json_str(j, "repro_state", repro ? repro : "");
+		free(repro);
+	}
+	dft_json_end(j, '}');
 }
 
 /* The recovery explorations, as JSON: counts, and each failure with both states. */
@@ -338,6 +348,7 @@ static void dft_ct_json_epochs(struct dft_json *j, const struct dft_ct *ct)
 		dft_json_u64(j, "skipped", ep->dups + ep->capped);
 		dft_json_u64(j, "duplicates", ep->dups);
 		dft_json_u64(j, "capped", ep->capped);
+		dft_json_u64(j, "checked", ct->ep_checked[k]);
 		dft_json_u64(j, "failed", ct->ep_failed[k]);
 		dft_json_end(j, '}');
 	}
@@ -375,6 +386,14 @@ static void dft_ct_json(const struct dft_ct *ct)
 	dft_json_double(&j, "seconds", dft_ct_seconds(ct));
 	dft_json_u64(&j, "total", ct->checked + ct->rc.checked);
 	dft_json_u64(&j, "failed", ct->failed + ct->rc.failed);
+	if (*ct->run) {
+		dft_json_str(&j, "run", ct->run);
+		dft_json_begin(&j, "shard", '{');
+		dft_json_u64(&j, "index", ct->shard);
+		dft_json_u64(&j, "count", ct->shards ? ct->shards : 1);
+		dft_json_end(&j, '}');
+		dft_json_u64(&j, "state_total", ct->plan.nr);
+	}
 	dft_json_end(&j, '}');
 	dft_json_finish(&j);
 }
@@ -431,4 +450,35 @@ void dft_ct_report(const struct dft_ct *ct)
 		if (!i || ct->rc.fail[i].first != ct->rc.fail[i - 1].first)
 			dft_ct_print_rfail(ct, &ct->rc.fail[i]);
 	dft_ct_summary(ct);
+}
+
+/**
+ * dft_ct_picture - the picture of the exploration, for --svg
+ * @ct: after dft_ct_report
+ *
+ * Return: 0, or -1 said why.
+ */
+int dft_ct_picture(const struct dft_ct *ct)
+{
+	struct dft_svg_epoch *ep;
+	unsigned int k;
+	char err[300];
+	int r;
+
+	if (!ct->o->ct_svg)
+		return 0;
+	ep = calloc(ct->plan.nr_epochs ? ct->plan.nr_epochs : 1, sizeof(*ep));
+	if (!ep) {
+		dft_err("out of memory");
+		return -1;
+	}
+	for (k = 0; k < ct->plan.nr_epochs; k++)
+		ep[k] = (struct dft_svg_epoch){ ct->ep_checked[k], ct->ep_failed[k],
+						ct->plan.ep[k].dups + ct->plan.ep[k].capped };
+	r = dft_ct_svg(ct->o->ct_svg, "dmfault crashtest: the states of each epoch", ep,
+		       ct->plan.nr_epochs, err, sizeof(err));
+	free(ep);
+	if (r)
+		dft_err("--svg: %s", err);
+	return r ? -1 : 0;
 }

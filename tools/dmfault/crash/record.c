@@ -17,6 +17,7 @@
  * after write n) say what it had done by then: those after a write before P.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,4 +350,65 @@ const char *dft_step(const struct dft_record *rec, uint64_t w)
 		if (rec->m[i - 1].after < w)
 			return rec->m[i - 1].label[0] ? rec->m[i - 1].label : NULL;
 	return NULL;
+}
+
+/**
+ * dft_record_same - whether two recordings hold the same writes, flushes and marks
+ * @a: a recording read to its end (dft_record_done)
+ * @b: another
+ * @why: on a difference, the first one in words
+ * @len: its size
+ *
+ * Crash states name writes by number, so a state of @a is a state of @b
+ * only if write n is the same write in both: its sectors, its kind and the
+ * flush points and marks around it.  The header's count of flushes is not
+ * compared: a flush with no write since the last one adds no point.
+ *
+ * Return: true if they are the same.
+ */
+bool dft_record_same(const struct dft_record *a, const struct dft_record *b, char *why,
+		     size_t len)
+{
+	const struct dft_rw *x, *y;
+	uint64_t i;
+
+	if (a->unit != b->unit) {
+		snprintf(why, len, "the tearing unit is %llu sectors, not %llu",
+			 (unsigned long long)b->unit, (unsigned long long)a->unit);
+		return false;
+	}
+	for (i = 0; i < a->nr_w && i < b->nr_w; i++) {
+		x = &a->w[i];
+		y = &b->w[i];
+		if (x->sector != y->sector || x->nr != y->nr || x->kind != y->kind ||
+		    x->epoch != y->epoch) {
+			snprintf(why, len, "write %llu is sector %llu+%llu %s, epoch %u, not %llu+%llu %s, epoch %u",
+				 (unsigned long long)i + 1, (unsigned long long)y->sector,
+				 (unsigned long long)y->nr, dft_rw_kind_name(y->kind), y->epoch,
+				 (unsigned long long)x->sector, (unsigned long long)x->nr,
+				 dft_rw_kind_name(x->kind), x->epoch);
+			return false;
+		}
+	}
+	if (a->nr_w != b->nr_w || a->nr_bar != b->nr_bar ||
+	    memcmp(a->bar, b->bar, a->nr_bar * sizeof(*a->bar))) {
+		snprintf(why, len, "%llu writes and %zu flush points, not %llu and %zu",
+			 (unsigned long long)b->nr_w, b->nr_bar, (unsigned long long)a->nr_w,
+			 a->nr_bar);
+		return false;
+	}
+	for (i = 0; i < a->nr_m && i < b->nr_m; i++) {
+		if (a->m[i].after != b->m[i].after || strcmp(a->m[i].label, b->m[i].label)) {
+			snprintf(why, len, "mark %llu is '%s' after write %llu, not '%s' after %llu",
+				 (unsigned long long)i + 1, b->m[i].label,
+				 (unsigned long long)b->m[i].after, a->m[i].label,
+				 (unsigned long long)a->m[i].after);
+			return false;
+		}
+	}
+	if (a->nr_m != b->nr_m) {
+		snprintf(why, len, "%zu marks, not %zu", b->nr_m, a->nr_m);
+		return false;
+	}
+	return true;
 }
