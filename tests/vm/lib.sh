@@ -289,6 +289,18 @@ kernel_reports() {
 	matching "$KERNEL_REPORT_RE" kmsg_since
 }
 
+# emulator_flags: the saved EFLAGS since kmsg_mark that have a reserved bit
+# set (3, 5, 15, 22-31): no x86 CPU holds them, only an emulator's flags
+# computation gone wrong makes them (tests/vm/README.md, "Kernel reports
+# under rule churn").
+emulator_flags() {
+	local f
+
+	for f in $(kmsg_since | sed -n 's/.*EFLAGS: \([0-9a-f]\{1,16\}\).*/\1/p' | sort -u); do
+		(((0x$f & 0xffffffffffc08028) != 0)) && echo "$f"
+	done
+}
+
 # dump_stacks: the kernel stacks of dmsetup, dd, fio and the kworkers, then
 # every blocked task (sysrq w), then the dm tables and status: what a hang
 # looks like from the inside.
