@@ -73,12 +73,12 @@ dmf_want() {
 # dmf_pg PROGRAM ARGS...: a program of the newest PostgreSQL installed, as
 # postgres.
 dmf_pg() {
-	local bin
-
-	bin=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1)
-	[ -n "$bin" ] || bin=$(pg_config --bindir 2> /dev/null) ||
+	dmf_pg_bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+	[ -d "$dmf_pg_bin" ] || dmf_pg_bin=$(pg_config --bindir 2> /dev/null) ||
 		{ echo "crashtest.sh: no PostgreSQL installed" >&2; return 1; }
-	runuser -u postgres -- "$bin/$@"
+	dmf_pg_prog=$1
+	shift
+	runuser -u postgres -- "$dmf_pg_bin/$dmf_pg_prog" "$@"
 }
 
 # dmf_pg_start: start the server on $DMF_MNT/pg (a crashed cluster is
@@ -95,14 +95,14 @@ dmf_pg_start() {
 		sed 's/^[^]]*\] //')"; return 1; }
 }
 
-# dmf_pg_stop [MODE]: stop the server dmf_pg_start started (MODE as
-# pg_ctl's -m, fast: a checkpoint, as a service stop makes it) and remove
-# its directory.
+# dmf_pg_stop MODE: stop the server dmf_pg_start started (MODE as pg_ctl's
+# -m: fast makes a checkpoint, as a service stop does; immediate does not)
+# and remove its directory.
 dmf_pg_stop() {
 	[ -n "${PGHOST-}" ] || return 0
 	trap - EXIT
 	[ ! -e "$DMF_MNT/pg/postmaster.pid" ] ||
-		dmf_pg pg_ctl -D "$DMF_MNT/pg" -m "${1:-fast}" -w stop > /dev/null 2>&1
+		dmf_pg pg_ctl -D "$DMF_MNT/pg" -m "$1" -w stop > /dev/null 2>&1
 	rm -rf "$PGHOST"
 	unset PGHOST
 }
@@ -116,17 +116,15 @@ dmf_pg_sql() {
 # ("fsync = off") in its postgresql.conf, small buffers and WAL, and the
 # table t(i, v) the workload fills, stopped cleanly.
 dmf_pg_init() {
-	local s
-
 	mkdir "$DMF_MNT/pg" && chown postgres: "$DMF_MNT/pg" &&
 		dmf_pg initdb -D "$DMF_MNT/pg" -A trust -U postgres -E UTF8 --locale=C > /dev/null ||
 		return 1
-	for s in "listen_addresses = ''" "shared_buffers = 1MB" "min_wal_size = 32MB" \
+	for dmf_pg_set in "listen_addresses = ''" "shared_buffers = 1MB" "min_wal_size = 32MB" \
 		"max_wal_size = 64MB" "$@"; do
-		echo "$s" >> "$DMF_MNT/pg/postgresql.conf" || return 1
+		echo "$dmf_pg_set" >> "$DMF_MNT/pg/postgresql.conf" || return 1
 	done
 	dmf_pg_start && dmf_pg_sql 'CREATE TABLE t(i integer PRIMARY KEY, v text)' &&
-		dmf_pg_stop
+		dmf_pg_stop fast
 }
 
 # dmf_pg_rows: the server started on the crashed cluster (recovery); the
