@@ -90,9 +90,12 @@ dmf_pg_start() {
 	export PGHOST
 	trap 'dmf_pg_stop immediate' EXIT
 	dmf_pg pg_ctl -D "$DMF_MNT/pg" -l "$PGHOST/log" -o "-k $PGHOST" -w -t 120 start \
-		> /dev/null 2>&1 ||
-		{ echo "server did not start: $(grep -E 'FATAL|PANIC' "$PGHOST/log" | tail -n 1 |
-		sed 's/^[^]]*\] //')"; return 1; }
+		> "$PGHOST/ctl" 2>&1 && return 0
+	# why: the server's last FATAL or PANIC, else what pg_ctl said last
+	dmf_pg_why=$(grep -hE 'FATAL|PANIC' "$PGHOST/log" 2> /dev/null | tail -n 1 |
+		sed 's/^[^]]*\] //' | grep .) || dmf_pg_why=$(tail -n 1 "$PGHOST/ctl")
+	echo "server did not start: $dmf_pg_why"
+	return 1
 }
 
 # dmf_pg_stop MODE: stop the server dmf_pg_start started (MODE as pg_ctl's
