@@ -31,7 +31,7 @@ flavours="linux-image-cloud-$arch linux-headers-cloud-$arch
 	linux-image-6.12-cloud-$arch linux-headers-6.12-cloud-$arch
 	linux-image-6.12-rt-$arch linux-headers-6.12-rt-$arch"
 base="make gcc libc6-dev kmod cpio xz-utils zstd $kernels libdevmapper-dev dmsetup"
-vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux jq python3 sqlite3"
+vm="qemu-system-x86 busybox-static fio e2fsprogs xfsprogs util-linux jq python3 sqlite3 postgresql"
 pkg="dkms man-db"
 lint="sparse linux-source-6.1 perl"
 fuzz="clang libclang-rt-14-dev"

@@ -63,3 +63,75 @@ dmf_want() {
 	[ "$1" -ge "$(dmf_acked)" ] 2> /dev/null ||
 		dmf_fail "$2 $1 < acknowledged $(dmf_acked)"
 }
+
+# PostgreSQL.  The server refuses to run as root, so its binaries run as
+# the user postgres (Debian's package makes it).  The cluster lives in
+# $DMF_MNT/pg; the server listens on no TCP port and puts its socket and
+# its log in a directory of its own under /tmp, so that it meets no other
+# server and writes nothing to the device but the cluster.
+
+# dmf_pg PROGRAM ARGS...: a program of the newest PostgreSQL installed, as
+# postgres.
+dmf_pg() {
+	dmf_pg_bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+	[ -d "$dmf_pg_bin" ] || dmf_pg_bin=$(pg_config --bindir 2> /dev/null) ||
+		{ echo "crashtest.sh: no PostgreSQL installed" >&2; return 1; }
+	dmf_pg_prog=$1
+	shift
+	runuser -u postgres -- "$dmf_pg_bin/$dmf_pg_prog" "$@"
+}
+
+# dmf_pg_start: start the server on $DMF_MNT/pg (a crashed cluster is
+# recovered first, as a restart recovers it) and wait until it takes
+# connections; the shell stops it when it exits.  PGHOST is its socket's
+# directory.
+dmf_pg_start() {
+	PGHOST=$(mktemp -d /tmp/dmfault-pg.XXXXXX) && chown postgres: "$PGHOST" || return 1
+	export PGHOST
+	trap 'dmf_pg_stop immediate' EXIT
+	dmf_pg pg_ctl -D "$DMF_MNT/pg" -l "$PGHOST/log" -o "-k $PGHOST" -w -t 120 start \
+		> "$PGHOST/ctl" 2>&1 && return 0
+	# why: the server's last FATAL or PANIC, else what pg_ctl said last
+	dmf_pg_why=$(grep -hE 'FATAL|PANIC' "$PGHOST/log" 2> /dev/null | tail -n 1 |
+		sed 's/^[^]]*\] //' | grep .) || dmf_pg_why=$(tail -n 1 "$PGHOST/ctl")
+	echo "server did not start: $dmf_pg_why"
+	return 1
+}
+
+# dmf_pg_stop MODE: stop the server dmf_pg_start started (MODE as pg_ctl's
+# -m: fast makes a checkpoint, as a service stop does; immediate does not)
+# and remove its directory.
+dmf_pg_stop() {
+	[ -n "${PGHOST-}" ] || return 0
+	trap - EXIT
+	[ ! -e "$DMF_MNT/pg/postmaster.pid" ] ||
+		dmf_pg pg_ctl -D "$DMF_MNT/pg" -m "$1" -w stop > /dev/null 2>&1
+	rm -rf "$PGHOST"
+	unset PGHOST
+}
+
+# dmf_pg_sql SQL: run SQL in one psql session; fails on its first error.
+dmf_pg_sql() {
+	dmf_pg psql -X -q -A -t -v ON_ERROR_STOP=1 -c "$1" postgres
+}
+
+# dmf_pg_init [SETTING...]: a cluster in $DMF_MNT/pg with the SETTINGs
+# ("fsync = off") in its postgresql.conf, small buffers and WAL, and the
+# table t(i, v) the workload fills, stopped cleanly.
+dmf_pg_init() {
+	mkdir "$DMF_MNT/pg" && chown postgres: "$DMF_MNT/pg" &&
+		dmf_pg initdb -D "$DMF_MNT/pg" -A trust -U postgres -E UTF8 --locale=C > /dev/null ||
+		return 1
+	for dmf_pg_set in "listen_addresses = ''" "shared_buffers = 1MB" "min_wal_size = 32MB" \
+		"max_wal_size = 64MB" "$@"; do
+		echo "$dmf_pg_set" >> "$DMF_MNT/pg/postgresql.conf" || return 1
+	done
+	dmf_pg_start && dmf_pg_sql 'CREATE TABLE t(i integer PRIMARY KEY, v text)' &&
+		dmf_pg_stop fast
+}
+
+# dmf_pg_rows: the server started on the crashed cluster (recovery); the
+# rows of t that hold what the workload wrote, or why there are none.
+dmf_pg_rows() {
+	dmf_pg_start && dmf_pg_sql "SELECT count(*) FROM t WHERE v = 'row ' || i"
+}
