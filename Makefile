@@ -57,6 +57,9 @@
 #                   for the arm64 kernels of the root that scripts/arm64-root.sh
 #                   makes (ARM64_ROOT, default /var/cache/dm-fault/arm64-root;
 #                   make deps-arm64 installs what it needs); KVERS: some
+#   make check-arm64  make ARCH=arm64, then the target, cache and bad-block
+#                   suites on each of them under qemu-system-aarch64.  Not part
+#                   of make check
 #   make clean
 #
 # Only make deps, deps-GROUP, check and demo install packages; the other
@@ -77,8 +80,9 @@ K = $${KVERS:-$$(scripts/kvers.sh)}
 KF = $${KVERS:-$$(scripts/kvers.sh --flavours)}
 # What a build is for (scripts/kvers.sh --build).
 export KVERS KVER KDIR
-# make ARCH=arm64: the kernels and their build trees are the arm64 root's;
-# the tool's programs go to build/arm64/layer.
+# make ARCH=arm64: the kernels, their build trees and the guests' root are
+# the arm64 root's; the tool goes to build/arm64/layer, which tests/vm/run
+# --arch arm64 lays over the checkout in the guest.
 ARM64_ROOT ?= /var/cache/dm-fault/arm64-root
 ifeq ($(ARCH),arm64)
 CROSS_COMPILE ?= aarch64-linux-gnu-
@@ -87,7 +91,7 @@ export KROOT := $(ARM64_ROOT)
 endif
 SRCS := Kbuild lib drivers mm include
 
-.PHONY: all modules tools tools-arm64 dust-ref check check-long check-flavours check-debug unit fuzz vmtest \
+.PHONY: all modules tools tools-arm64 check-arm64 dust-ref check check-long check-flavours check-debug unit fuzz vmtest \
 	demo hunt soak lint bench fuzz-seq fuzz-seq-debug crashtest-catalogue \
 	install install-tools uninstall dkms-install dkms-uninstall in-tree-check deb deb-check clean deps
 
@@ -145,6 +149,15 @@ tools-arm64:
 	@cp $(A64)/src/tools/dmfault/dmfault $(A64)/src/tools/dmfault/dmf-hunt $(A64)/layer/tools/dmfault/
 	@cp $(addprefix $(A64)/src/tests/vm/bin/,dmf-pattern dmf-allocsys dmf-crashcheck dmf-fsops) \
 		$(A64)/layer/tests/vm/bin/
+
+# One VM at a time, each arm64 kernel in turn (TCG: slow).
+ARM64_SUITES ?= 10-target 50-cache 57-bad
+check-arm64:
+	@$(MAKE) -s modules tools ARCH=arm64
+	@rc=0; for k in $$(KROOT=$(ARM64_ROOT) scripts/kvers.sh --build); do \
+		ARM64_ROOT=$(ARM64_ROOT) nice tests/vm/run --arch arm64 --kernel $$k --mem 2048 --disk 1G --disk 256M \
+			--timeout 3600 -- tests/vm/all $(ARM64_SUITES) || rc=1; \
+	done; exit $$rc
 
 unit: need-check
 	@$(MAKE) -s -C tests/unit check
