@@ -53,6 +53,13 @@
 #                   each kernel (DKMS builds in the guest: minutes); not in make check
 #   make in-tree-check  scripts/in-tree.sh into Debian's linux-source, build the
 #                   three modules there (CONFIG_DM_FAULT=m); not part of make check
+#   make ARCH=arm64 the modules and the tool cross-built (aarch64-linux-gnu-gcc)
+#                   for the arm64 kernels of the root that scripts/arm64-root.sh
+#                   makes (ARM64_ROOT, default /var/cache/dm-fault/arm64-root;
+#                   make deps-arm64 installs what it needs); KVERS: some
+#   make check-arm64  make ARCH=arm64, then the target, cache and bad-block
+#                   suites on each of them under qemu-system-aarch64.  Not part
+#                   of make check
 #   make clean
 #
 # Only make deps, deps-GROUP, check and demo install packages; the other
@@ -73,9 +80,18 @@ K = $${KVERS:-$$(scripts/kvers.sh)}
 KF = $${KVERS:-$$(scripts/kvers.sh --flavours)}
 # What a build is for (scripts/kvers.sh --build).
 export KVERS KVER KDIR
+# make ARCH=arm64: the kernels, their build trees and the guests' root are
+# the arm64 root's; the tool goes to build/arm64/layer, which tests/vm/run
+# --arch arm64 lays over the checkout in the guest.
+ARM64_ROOT ?= /var/cache/dm-fault/arm64-root
+ifeq ($(ARCH),arm64)
+CROSS_COMPILE ?= aarch64-linux-gnu-
+export ARCH CROSS_COMPILE
+export KROOT := $(ARM64_ROOT)
+endif
 SRCS := Kbuild lib drivers mm include
 
-.PHONY: all modules tools dust-ref check check-long check-flavours check-debug unit fuzz vmtest \
+.PHONY: all modules tools tools-arm64 check-arm64 dust-ref check check-long check-flavours check-debug unit fuzz vmtest \
 	demo hunt soak lint bench fuzz-seq fuzz-seq-debug crashtest-catalogue \
 	install install-tools uninstall dkms-install dkms-uninstall in-tree-check deb deb-check clean deps
 
@@ -100,10 +116,15 @@ modules:
 		echo "  MODULES $$k"; \
 		s=$(TOP)/build/$$k/src; mkdir -p $$s; \
 		cp -rsf $(wildcard $(addprefix $(TOP)/,$(SRCS))) $$s/; \
-		$(MAKE) -s -C $${KDIR:-/lib/modules/$$k/build} M=$$s $(KBUILD_OPTS) modules; \
+		$(MAKE) -s -C $${KDIR:-$$KROOT/lib/modules/$$k/build} M=$$s $(KBUILD_OPTS) modules; \
 		cp $$s/*.ko $(TOP)/build/$$k/; \
+		[ -e $$s/dmf_alloc.ko ] || echo "  dmf_alloc not built for $$k: the allocator hooks" \
+			"need an x86-64 kernel with kprobes and ftrace with arguments"; \
 	done
 
+ifeq ($(ARCH),arm64)
+tools: tools-arm64
+else
 tools:
 	@echo '#include <libdevmapper.h>' | $(CC) -E -o /dev/null - 2>/dev/null || \
 		{ echo "dm-fault: libdevmapper.h not found: install libdevmapper-dev (make deps-build)" >&2; \
@@ -111,6 +132,32 @@ tools:
 	@$(MAKE) -s -C tools/dmfault
 	@$(MAKE) -s -C tests/vm/bin
 	@$(MAKE) -s -C tests/seqfuzz
+endif
+
+# The tool and the suites' helpers cross-built in a copy of their sources
+# (the checkout's objects are the host's); only the programs go to the
+# layer, at their paths in the checkout.
+A64 := $(TOP)/build/arm64
+tools-arm64:
+	@echo '#include <libdevmapper.h>' | $(CROSS_COMPILE)gcc -E -o /dev/null - 2>/dev/null || \
+		{ echo "dm-fault: no arm64 libdevmapper.h or no $(CROSS_COMPILE)gcc (make deps-arm64)" >&2; \
+		  exit 1; }
+	@mkdir -p $(A64)/src $(A64)/layer/tools/dmfault $(A64)/layer/tests/vm/bin
+	@git ls-files -z tools include drivers lib tests/vm/bin | xargs -0 cp -u --parents -t $(A64)/src
+	@$(MAKE) -s -C $(A64)/src/tools/dmfault CC=$(CROSS_COMPILE)gcc dmfault dmf-hunt
+	@$(MAKE) -s -C $(A64)/src/tests/vm/bin CC=$(CROSS_COMPILE)gcc
+	@cp $(A64)/src/tools/dmfault/dmfault $(A64)/src/tools/dmfault/dmf-hunt $(A64)/layer/tools/dmfault/
+	@cp $(addprefix $(A64)/src/tests/vm/bin/,dmf-pattern dmf-allocsys dmf-crashcheck dmf-fsops) \
+		$(A64)/layer/tests/vm/bin/
+
+# One VM at a time, each arm64 kernel in turn (TCG: slow).
+ARM64_SUITES ?= 10-target 50-cache 57-bad
+check-arm64:
+	@$(MAKE) -s modules tools ARCH=arm64
+	@rc=0; for k in $$(KROOT=$(ARM64_ROOT) scripts/kvers.sh --build); do \
+		ARM64_ROOT=$(ARM64_ROOT) nice tests/vm/run --arch arm64 --kernel $$k --mem 2048 --disk 1G --disk 256M \
+			--timeout 3600 -- tests/vm/all $(ARM64_SUITES) || rc=1; \
+	done; exit $$rc
 
 unit: need-check
 	@$(MAKE) -s -C tests/unit check

@@ -10,7 +10,7 @@
 # group's linux-headers metapackages are printed (scripts/kvers.sh makes
 # the test matrix of them).
 #
-# usage: scripts/deps.sh [--check|--headers] [build|check|demo|deb|lint|bench|debug|flavours|all]
+# usage: scripts/deps.sh [--check|--headers] [build|check|demo|deb|lint|bench|debug|flavours|arm64|all]
 set -eu
 
 only_check='' headers=''
@@ -39,6 +39,12 @@ fuzz="clang libclang-rt-14-dev"
 ref="linux-source-6.1 linux-source-6.12"
 bench="gnuplot-nox valgrind"
 debug="linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev"
+# make ARCH=arm64 and make check-arm64: the cross compiler, the arm64
+# libdevmapper (apt's arm64 architecture), mmdebstrap and qemu-user for
+# scripts/arm64-root.sh, QEMU for arm64.  The amd64 headers of $base bring
+# the kbuild tools and common headers the cross build uses.
+arm64="gcc-aarch64-linux-gnu libdevmapper-dev:arm64 mmdebstrap arch-test
+	qemu-user-static binfmt-support qemu-system-arm"
 
 group=${1:-all}
 case "$group" in
@@ -50,8 +56,9 @@ lint)	want="$base $lint" ;;
 bench)	want="$base $vm $bench" ;;
 debug)	want="$base $vm $debug" ;;
 flavours) want="$base $vm $flavours linux-source-6.1 linux-source-6.12" ;;
+arm64)	want="$base $vm $arm64" ;;
 all)	want="$base $vm $lint $fuzz $ref $bench $debug $pkg gnuplot-nox" ;;
-*)	echo "usage: $0 [--check|--headers] [build|check|demo|deb|lint|bench|debug|flavours|all]" >&2; exit 2 ;;
+*)	echo "usage: $0 [--check|--headers] [build|check|demo|deb|lint|bench|debug|flavours|arm64|all]" >&2; exit 2 ;;
 esac
 
 if [ -n "$headers" ]; then
@@ -77,12 +84,19 @@ if [ -n "$only_check" ]; then
 	echo "  make deps-$group (as root) installs them" >&2
 	exit 1
 fi
+# arm64 packages come from apt's arm64 architecture.
+foreign=
+case "$missing" in
+*:arm64*) dpkg --print-foreign-architectures | grep -qx arm64 ||
+		foreign="dpkg --add-architecture arm64 && " ;;
+esac
 if [ "$(id -u)" != 0 ]; then
 	echo "dm-fault: missing packages; run as root:" >&2
-	echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
+	echo "  ${foreign}apt-get update && apt-get install -y --no-install-recommends$missing" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+[ -z "$foreign" ] || dpkg --add-architecture arm64
 # A freshly booted machine may be running unattended-upgrades: wait for
 # its dpkg lock rather than fail at once.
 apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null

@@ -15,7 +15,9 @@
 #                             for: $KVERS ("a b"), else $KVER, else the kernel
 #                             $KDIR was built as, else the running kernel.
 #                             A kernel without a build tree is an error that
-#                             says which package holds it.
+#                             says which package holds it.  With $KROOT (the
+#                             arm64 root of make ARCH=arm64) the build trees
+#                             are KROOT's, and its kernels the default.
 set -u
 
 # releases METAPACKAGE...: the kernel releases that Debian's linux-headers-*
@@ -54,12 +56,28 @@ if [ -n "${KDIR:-}" ]; then
 	cat "$rel"
 	exit 0
 fi
-want=${KVERS:-${KVER:-$(uname -r)}}
+mods=${KROOT:-}/lib/modules
+# The kernels with a build tree under $mods.
+built() {
+	local d
+
+	for d in "$mods"/*/build/Makefile; do
+		[ -e "$d" ] && basename "${d%/build/Makefile}"
+	done | sort -V | xargs
+}
+if [ -n "${KROOT:-}" ]; then
+	[ -d "$mods" ] || {
+		echo "dm-fault: no arm64 root at $KROOT: scripts/arm64-root.sh makes it (as root)" >&2
+		exit 1
+	}
+	want=${KVERS:-${KVER:-$(built)}}
+else
+	want=${KVERS:-${KVER:-$(uname -r)}}
+fi
 for k in $want; do
-	[ -e "/lib/modules/$k/build/Makefile" ] && continue
-	have=$(for d in /lib/modules/*/build/Makefile; do
-		[ -e "$d" ] && basename "${d%/build/Makefile}"; done | sort -V | xargs)
-	echo "dm-fault: no kernel build tree for $k (/lib/modules/$k/build)" >&2
+	[ -e "$mods/$k/build/Makefile" ] && continue
+	have=$(built)
+	echo "dm-fault: no kernel build tree for $k ($mods/$k/build)" >&2
 	echo "  install its headers (on Debian: linux-headers-$k), or name another kernel:" >&2
 	echo "  make KVER=VERSION, make KVERS=\"V1 V2\" or make KDIR=/path/to/kernel/build" >&2
 	[ -n "$have" ] && echo "  kernels with headers here: $have" >&2
