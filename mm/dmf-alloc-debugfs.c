@@ -304,7 +304,7 @@ static int dmfa_probes_show(struct seq_file *m, struct dmfa_hook *h, const struc
 	return 0;
 }
 
-/* The top directory: marks (arg: mark or unmark) and fail-nth */
+/* The top directory: marks (arg: mark or unmark), mark-missed and fail-nth */
 
 static int dmfa_mark_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
 {
@@ -314,6 +314,11 @@ static int dmfa_mark_show(struct seq_file *m, struct dmfa_hook *h, const struct 
 static int dmfa_mark_store(struct dmfa_hook *h, const struct dmfa_knob *k, char *val)
 {
 	return dmfa_marks_write(val, k->arg);
+}
+
+static int dmfa_missed_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
+{
+	return dmfa_mark_missed_show(m);
 }
 
 static int dmfa_nth_show(struct seq_file *m, struct dmfa_hook *h, const struct dmfa_knob *k)
@@ -368,6 +373,7 @@ static const struct dmfa_knob dmfa_knobs[] = {
 	{ .name = "probes", .mode = 0400, .hooks = DMFA_BOTH, .show = dmfa_probes_show },
 	DMFA_KNOB("mark", DMFA_TOP, mark, .arg = true),
 	{ .name = "unmark", .mode = 0200, .hooks = DMFA_TOP, .store = dmfa_mark_store },
+	{ .name = "mark-missed", .mode = 0400, .hooks = DMFA_TOP, .show = dmfa_missed_show },
 	DMFA_KNOB("fail-nth", DMFA_TOP, nth, .arms = true),
 };
 

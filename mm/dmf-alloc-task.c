@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dmf_alloc per-task decisions: marked tasks (the kernel's make-it-fail)
- * and fail-nth counts, in two xarrays keyed by pid that the probe handler
- * reads under RCU, without locks or allocation.  The probe handler asks
- * dmfa_task_decide() before the engine, as the kernel's should_fail_ex()
- * looks at the task before the attribute.
+ * and fail-nth counts, which the probe handler reads under RCU, without
+ * locks or allocation.  The probe handler asks dmfa_task_decide() before
+ * the engine, as the kernel's should_fail_ex() looks at the task before
+ * the attribute.
  *
  * A mark is inherited by the tasks a marked task forks after it was marked
  * (sched_process_fork) and goes away when the task exits
@@ -13,30 +13,69 @@
  * back whether the fault fired, as /proc/PID/fail-nth tells the task.
  * Entries hold no reference: the task pointer is only compared with
  * current, and the exit hook clears it before the task can be freed.
+ *
+ * The two tracepoint probes run with preemption off, where PREEMPT_RT
+ * allows neither a spinlock_t (it sleeps there) nor an allocation, so
+ * they take no lock but a raw spinlock and allocate nothing: a marked
+ * task's child gets an entry from a pool that a work item refills
+ * (dmfa_on_fork()), and the exit probe clears a fail-nth count's task
+ * without the xarray's lock (dmfa_on_exit()).
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
+#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/pid.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "dmf-alloc.h"
 
-/* pid -> the marked task */
-static DEFINE_XARRAY(dmfa_marks);
+/*
+ * Forks of marked tasks the pool serves before its refill has run: a
+ * marked shell script or make forks a few at a time, a fork bomb more
+ * than any pool.  Refilled when half is gone.
+ */
+#define DMFA_MARK_POOL	128
+
+/* A marked task, in the bucket of dmfa_marks that hashes its pointer. */
+struct dmfa_mark {
+	struct hlist_node node;
+	struct task_struct *task;
+	struct rcu_head rcu;
+};
 
 /*
- * How many marked pids there are in each bucket (dmfa_mark_bucket()),
- * changed with dmfa_marks under its lock: a task whose bucket is empty is
- * not marked, which every trapped call of an armed hook with the task
- * filter on learns without an xarray lookup (dmfa_task_surely_filtered()).
+ * The marked tasks, hashed by task pointer (dmfa_mark_bucket()).  The
+ * probe handler walks current's bucket under RCU; an empty bucket tells
+ * every trapped call of an armed hook with the task filter on that current
+ * is not marked without a walk (dmfa_task_surely_filtered()).  Keyed by
+ * the task rather than its pid, which a thread's exec changes.
  */
-unsigned int dmfa_mark_count[DMFA_MARK_BUCKETS];
+struct hlist_head dmfa_marks[DMFA_MARK_BUCKETS];
+
+/*
+ * Writers of dmfa_marks and the pool: a raw spinlock, the one lock the
+ * fork and exit probes may take on PREEMPT_RT.  Taken with interrupts off
+ * only for the few instructions that link or unlink an entry.
+ */
+static DEFINE_RAW_SPINLOCK(dmfa_marks_lock);
+
+/* Entries for the children of marked tasks, dmfa_pooled of them. */
+static struct dmfa_mark *dmfa_pool[DMFA_MARK_POOL];
+static unsigned int dmfa_pooled;
+/* Children of marked tasks left unmarked: the pool was empty. */
+static unsigned long dmfa_mark_missed;
+
+static void dmfa_pool_fill(struct work_struct *work);
+static DECLARE_WORK(dmfa_pool_work, dmfa_pool_fill);
+
 /* pid -> struct dmfa_nth */
 static DEFINE_XARRAY(dmfa_nths);
 
@@ -46,41 +85,44 @@ struct dmfa_nth {
 	struct rcu_head rcu;
 };
 
-/* Set while this CPU updates the marks: its allocations are not failed. */
-DEFINE_PER_CPU(unsigned int, dmfa_busy);
-
 /* A fail-nth count is pending in a live task: look up current's. */
 bool dmfa_nth_on;
 
 static struct tracepoint *dmfa_tp_fork;
 static struct tracepoint *dmfa_tp_exit;
 
+/* @t's entry.  Caller holds rcu_read_lock() or dmfa_marks_lock. */
+static struct dmfa_mark *dmfa_mark_find(const struct task_struct *t)
+{
+	struct dmfa_mark *m;
+
+	hlist_for_each_entry_rcu(m, dmfa_mark_bucket(t), node,
+				 lockdep_is_held(&dmfa_marks_lock))
+		if (m->task == t)
+			return m;
+	return NULL;
+}
+
+static bool dmfa_marked(const struct task_struct *t)
+{
+	bool r;
+
+	rcu_read_lock();
+	r = dmfa_mark_find(t);
+	rcu_read_unlock();
+	return r;
+}
+
 static bool dmfa_task_marked(void)
 {
-	return in_task() && READ_ONCE(*dmfa_mark_bucket(current->pid)) &&
-	       xa_load(&dmfa_marks, current->pid) == current;
+	return in_task() && !hlist_empty(dmfa_mark_bucket(current)) && dmfa_marked(current);
 }
 
-/* Mark @t, counted in its bucket.  Caller holds the xa_lock of dmfa_marks. */
-static int __dmfa_mark_store(struct task_struct *t, gfp_t gfp)
+/* Mark @t with the entry @m.  Caller holds dmfa_marks_lock. */
+static void __dmfa_mark_add(struct dmfa_mark *m, struct task_struct *t)
 {
-	unsigned int *n = dmfa_mark_bucket(t->pid);
-	void *old = __xa_store(&dmfa_marks, t->pid, t, gfp);
-
-	if (xa_is_err(old))
-		return xa_err(old);
-	if (!old)
-		WRITE_ONCE(*n, *n + 1);
-	return 0;
-}
-
-/* Unmark pid @pid.  Caller holds the xa_lock of dmfa_marks. */
-static void __dmfa_mark_erase(pid_t pid)
-{
-	unsigned int *n = dmfa_mark_bucket(pid);
-
-	if (__xa_erase(&dmfa_marks, pid))
-		WRITE_ONCE(*n, *n - 1);
+	m->task = t;
+	hlist_add_head_rcu(&m->node, dmfa_mark_bucket(t));
 }
 
 /* Caller holds rcu_read_lock(). */
@@ -218,44 +260,96 @@ void dmfa_rearm_sync(void)
 	cancel_work_sync(&dmfa_rearm_work);
 }
 
-/* sched_process_fork, in the parent: a marked task's child is marked. */
-static void dmfa_on_fork(void *data, struct task_struct *parent, struct task_struct *child)
+/*
+ * Top the pool up to DMFA_MARK_POOL entries: after a mark write (no fork
+ * needs an entry before a task is marked), and from the work item that
+ * dmfa_on_fork() queues when the pool runs low.  A failed allocation ends
+ * the refill: the next fork of a marked task asks again.
+ */
+static void dmfa_pool_fill(struct work_struct *work)
 {
-	int r;
+	struct dmfa_mark *m;
+	unsigned long flags;
+	bool full;
 
-	if (xa_load(&dmfa_marks, parent->pid) != parent)
-		return;
-	this_cpu_inc(dmfa_busy);
-	xa_lock(&dmfa_marks);
-	r = __dmfa_mark_store(child, GFP_ATOMIC | __GFP_NOWARN);
-	xa_unlock(&dmfa_marks);
-	this_cpu_dec(dmfa_busy);
-	if (r)
-		pr_warn_ratelimited("cannot mark %d, forked by marked %d: %d\n",
-				    child->pid, parent->pid, r);
+	for (;;) {
+		m = kmalloc(sizeof(*m), GFP_KERNEL | __GFP_NOWARN);
+		if (!m)
+			return;
+		raw_spin_lock_irqsave(&dmfa_marks_lock, flags);
+		full = dmfa_pooled == DMFA_MARK_POOL;
+		if (!full)
+			dmfa_pool[dmfa_pooled++] = m;
+		raw_spin_unlock_irqrestore(&dmfa_marks_lock, flags);
+		if (full) {
+			kfree(m);
+			return;
+		}
+	}
 }
 
-/*
- * sched_process_exit, in the exiting task.  The locks order this against
- * a concurrent mark or fail-nth write, which checks PF_EXITING under them.
+/**
+ * dmfa_on_fork - sched_process_fork, in the parent: a marked task's child is marked
+ * @data: unused
+ * @parent: current
+ * @child: the new task, not yet woken: it cannot have exited
+ *
+ * The entry comes from the pool, as nothing may be allocated here on
+ * PREEMPT_RT; with the pool empty the child stays unmarked and is counted
+ * in mark-missed.  queue_work() is safe with preemption off on every
+ * kernel: the refill runs in a worker.
+ */
+static void dmfa_on_fork(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	unsigned long flags;
+	bool low;
+
+	if (!dmfa_marked(parent))
+		return;
+	raw_spin_lock_irqsave(&dmfa_marks_lock, flags);
+	if (dmfa_pooled)
+		__dmfa_mark_add(dmfa_pool[--dmfa_pooled], child);
+	else
+		WRITE_ONCE(dmfa_mark_missed, dmfa_mark_missed + 1);
+	low = dmfa_pooled < DMFA_MARK_POOL / 2;
+	raw_spin_unlock_irqrestore(&dmfa_marks_lock, flags);
+	if (low)
+		queue_work(system_wq, &dmfa_pool_work);
+}
+
+/**
+ * dmfa_on_exit - sched_process_exit, in the exiting task: drop its mark and count
+ * @data: unused
+ * @p: current, PF_EXITING set
+ *
+ * A mark is unlinked under dmfa_marks_lock, which orders this against a
+ * mark write: that checks PF_EXITING under the same lock.  A fail-nth
+ * count is looked up without the xarray's lock (a spinlock_t): the full
+ * barrier here and the one in dmfa_nth_set() between storing an entry and
+ * reading PF_EXITING make one side see the other, and both may clear the
+ * entry's task.
  */
 static void dmfa_on_exit(void *data, struct task_struct *p)
 {
+	struct dmfa_mark *m;
 	struct dmfa_nth *e;
+	unsigned long flags;
 
-	xa_lock(&dmfa_marks);
-	if (xa_load(&dmfa_marks, p->pid) == p)
-		__dmfa_mark_erase(p->pid);
-	xa_unlock(&dmfa_marks);
+	raw_spin_lock_irqsave(&dmfa_marks_lock, flags);
+	m = dmfa_mark_find(p);
+	if (m)
+		hlist_del_rcu(&m->node);
+	raw_spin_unlock_irqrestore(&dmfa_marks_lock, flags);
+	if (m)
+		kfree_rcu(m, rcu);
 
-	xa_lock(&dmfa_nths);
+	smp_mb();	/* PF_EXITING before the lookup; pairs with dmfa_nth_set() */
+	rcu_read_lock();
 	e = xa_load(&dmfa_nths, p->pid);
-	if (e && e->task == p) {
-		WRITE_ONCE(e->task, NULL);
-		/* nothing may be pending now: disarm if that was all */
+	/* nothing may be pending now: disarm if that was all */
+	if (e && cmpxchg(&e->task, p, NULL) == p)
 		dmfa_rearm_soon();
-	}
-	xa_unlock(&dmfa_nths);
+	rcu_read_unlock();
 }
 
 /* The task of pid @nr in the caller's namespace, with a reference. */
@@ -277,33 +371,42 @@ static struct task_struct *dmfa_get_task(pid_t nr)
  * whether that would succeed.
  *
  * Return: 0; -ESRCH for no such task or one exiting (mark), -ENOENT for
- * a task not marked (unmark), or the xarray's error.
+ * a task not marked (unmark), -ENOMEM.
  */
 static int dmfa_mark(pid_t nr, bool mark, bool apply)
 {
 	struct task_struct *t = dmfa_get_task(nr);
+	struct dmfa_mark *m = NULL, *old;
+	unsigned long flags;
 	int r = 0;
 
 	if (!t)
 		return -ESRCH;
-	xa_lock(&dmfa_marks);
-	if (!mark) {
-		if (xa_load(&dmfa_marks, t->pid) != t)
-			r = -ENOENT;
-		else if (apply)
-			__dmfa_mark_erase(t->pid);
-	} else if (t->flags & PF_EXITING) {
-		r = -ESRCH;
-	} else if (apply) {
-		r = __dmfa_mark_store(t, GFP_KERNEL);
-		/* __xa_store() may drop the lock to allocate: exiting now? */
-		if (!r && (t->flags & PF_EXITING)) {
-			__dmfa_mark_erase(t->pid);
-			r = -ESRCH;
+	if (mark && apply) {
+		m = kmalloc(sizeof(*m), GFP_KERNEL);
+		if (!m) {
+			put_task_struct(t);
+			return -ENOMEM;
 		}
 	}
-	xa_unlock(&dmfa_marks);
+	raw_spin_lock_irqsave(&dmfa_marks_lock, flags);
+	old = dmfa_mark_find(t);
+	if (!mark) {
+		if (!old)
+			r = -ENOENT;
+		else if (apply)
+			hlist_del_rcu(&old->node);
+	} else if (t->flags & PF_EXITING) {
+		r = -ESRCH;
+	} else if (apply && !old) {
+		__dmfa_mark_add(m, t);
+		m = NULL;
+	}
+	raw_spin_unlock_irqrestore(&dmfa_marks_lock, flags);
 	put_task_struct(t);
+	kfree(m);
+	if (!mark && apply && old)
+		kfree_rcu(old, rcu);
 	return r;
 }
 
@@ -319,6 +422,9 @@ int dmfa_marks_write(char *val, bool mark)
 	bool unmark;
 	int pid, r;
 
+	/* a task marked here may fork at once: its child needs an entry */
+	if (mark)
+		dmfa_pool_fill(NULL);
 	for (pass = 0; pass < 2; pass++) {
 		s = val;
 		while ((r = dmfa_pid_next(&s, &pid, &unmark)) > 0) {
@@ -332,13 +438,24 @@ int dmfa_marks_write(char *val, bool mark)
 	return 0;
 }
 
+/* One pid a line, in no particular order. */
 int dmfa_marks_list(struct seq_file *m)
 {
-	unsigned long pid;
-	void *t;
+	struct dmfa_mark *e;
+	unsigned int i;
 
-	xa_for_each(&dmfa_marks, pid, t)
-		seq_printf(m, "%lu\n", pid);
+	/* a task outlives its entry by a grace period (dmfa_on_exit()) */
+	rcu_read_lock();
+	for (i = 0; i < DMFA_MARK_BUCKETS; i++)
+		hlist_for_each_entry_rcu(e, &dmfa_marks[i], node)
+			seq_printf(m, "%d\n", e->task->pid);
+	rcu_read_unlock();
+	return 0;
+}
+
+int dmfa_mark_missed_show(struct seq_file *m)
+{
+	seq_printf(m, "%lu\n", READ_ONCE(dmfa_mark_missed));
 	return 0;
 }
 
@@ -365,19 +482,18 @@ static int dmfa_nth_set(pid_t nr, int n)
 	}
 	e->task = t;
 	atomic_set(&e->left, n);
-	xa_lock(&dmfa_nths);
 	if (t->flags & PF_EXITING) {
 		r = -ESRCH;
 	} else {
-		old = __xa_store(&dmfa_nths, t->pid, e, GFP_KERNEL);
+		old = xa_store(&dmfa_nths, t->pid, e, GFP_KERNEL);
 		r = xa_err(old);
 		if (!r) {
+			smp_mb();	/* the entry before PF_EXITING; pairs with dmfa_on_exit() */
 			if (t->flags & PF_EXITING)
 				WRITE_ONCE(e->task, NULL);
 			e = old;	/* freed below */
 		}
 	}
-	xa_unlock(&dmfa_nths);
 	put_task_struct(t);
 	if (r)
 		kfree(e);
@@ -452,21 +568,31 @@ int dmfa_task_init(void)
 
 /*
  * Stop the tracepoints; the hooks are disarmed.  After the grace period
- * no tracepoint or probe handler can call dmfa_rearm_soon() any more.
+ * no tracepoint or probe handler can call dmfa_rearm_soon() or queue a
+ * refill any more.
  */
 void dmfa_task_stop(void)
 {
 	tracepoint_probe_unregister(dmfa_tp_fork, (void *)dmfa_on_fork, NULL);
 	tracepoint_probe_unregister(dmfa_tp_exit, (void *)dmfa_on_exit, NULL);
 	tracepoint_synchronize_unregister();
+	cancel_work_sync(&dmfa_pool_work);
 }
 
+/* Free every entry; nothing reads them any more. */
 void dmfa_task_exit(void)
 {
+	struct dmfa_mark *m;
+	struct hlist_node *tmp;
 	struct dmfa_nth *e;
 	unsigned long pid;
+	unsigned int i;
 
-	xa_destroy(&dmfa_marks);
+	for (i = 0; i < DMFA_MARK_BUCKETS; i++)
+		hlist_for_each_entry_safe(m, tmp, &dmfa_marks[i], node)
+			kfree(m);
+	while (dmfa_pooled)
+		kfree(dmfa_pool[--dmfa_pooled]);
 	xa_for_each(&dmfa_nths, pid, e) {
 		xa_erase(&dmfa_nths, pid);
 		kfree(e);

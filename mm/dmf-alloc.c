@@ -287,7 +287,7 @@ static void dmfa_probe_hit(struct dmfa_hook *h, const struct dmfa_probe *p,
 	struct dmfa_call c = { .regs = regs, .desc = p->desc };
 
 	this_cpu_inc(*h->seen);
-	if (this_cpu_read(dmfa_busy) || !dmfa_wanted(h, &c) || !dmfa_decide(h, &c))
+	if (!dmfa_wanted(h, &c) || !dmfa_decide(h, &c))
 		return;
 	/* the last of times: nothing more to do, disarm (as the kernel cannot) */
 	if (READ_ONCE(h->attr.times) >= 0 && !atomic64_read(&h->attr.times_left))

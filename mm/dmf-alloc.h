@@ -23,6 +23,7 @@
 #define _DMF_ALLOC_H
 
 #include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -171,8 +172,9 @@ static inline enum kmalloc_cache_type dmfa_kmalloc_type(gfp_t gfp, unsigned long
 #endif
 }
 
-/* Buckets of marked pids (dmf-alloc-task.c), a power of two. */
-#define DMFA_MARK_BUCKETS	256
+/* Buckets of marked tasks (dmf-alloc-task.c). */
+#define DMFA_MARK_BITS		8
+#define DMFA_MARK_BUCKETS	BIT(DMFA_MARK_BITS)
 
 /* What the per-task state says of one call: dmfa_task_decide(). */
 enum dmfa_task_verdict {
@@ -212,22 +214,22 @@ static inline bool dmfa_is_boot_cache(const struct kmem_cache *s)
 
 /* dmf-alloc-task.c */
 extern bool dmfa_nth_on;
-extern unsigned int dmfa_mark_count[DMFA_MARK_BUCKETS];
+extern struct hlist_head dmfa_marks[DMFA_MARK_BUCKETS];
 
-static inline unsigned int *dmfa_mark_bucket(pid_t pid)
+static inline struct hlist_head *dmfa_mark_bucket(const struct task_struct *t)
 {
-	return &dmfa_mark_count[(unsigned int)pid % DMFA_MARK_BUCKETS];
+	return &dmfa_marks[hash_ptr(t, DMFA_MARK_BITS)];
 }
 
 /*
  * The task filter's answer where it needs no lookup: no fail-nth count is
- * pending, the filter is on and no marked pid shares current's bucket.
+ * pending, the filter is on and no marked task shares current's bucket.
  * dmfa_task_decide() answers the other calls.
  */
 static inline bool dmfa_task_surely_filtered(struct dmfa_hook *h)
 {
 	return !READ_ONCE(dmfa_nth_on) && READ_ONCE(h->task_filter) &&
-	       !READ_ONCE(*dmfa_mark_bucket(current->pid));
+	       hlist_empty(dmfa_mark_bucket(current));
 }
 
 int dmfa_task_init(void);
@@ -239,9 +241,9 @@ void dmfa_rearm_soon(void);
 void dmfa_rearm_sync(void);
 int dmfa_marks_list(struct seq_file *m);
 int dmfa_marks_write(char *val, bool mark);
+int dmfa_mark_missed_show(struct seq_file *m);
 int dmfa_nths_list(struct seq_file *m);
 int dmfa_nths_write(char *val);
-DECLARE_PER_CPU(unsigned int, dmfa_busy);
 
 /* dmf-alloc-debugfs.c */
 int dmfa_debugfs_init(void);

@@ -4,10 +4,13 @@
 # The debug kernel of make check-debug: allnoconfig + kvm_guest.config +
 # scripts/debug-kernel.config, built from Debian's linux-source-V package
 # (V: 6.1, the default, or 6.12, the two kernels make check runs on), and
-# dm-fault's modules built against it.  Everything lives in build/debug-V/;
-# the kernel is built again only when the fragment or the source tarball
-# changes, the modules every time (make does little when nothing changed).
-# Prints the kernel's release.
+# dm-fault's modules built against it.  V 6.12-rt is the same 6.12 source
+# with scripts/debug-kernel-rt.config on top: PREEMPT_RT, where spinlocks
+# sleep, checked by lockdep and might_sleep (mainline has PREEMPT_RT from
+# 6.12; 6.1 needed the out-of-tree patch set).  Everything lives in
+# build/debug-V/; the kernel is built again only when a fragment or the
+# source tarball changes, the modules every time (make does little when
+# nothing changed).  Prints the kernel's release.
 #
 # usage: scripts/debug-kernel.sh [V]
 #
@@ -20,14 +23,16 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 ver=${1:-6.1}
+frags=("$top/scripts/debug-kernel.config")
 case $ver in
 6.1 | 6.12) ;;
-*)	echo "debug-kernel: no debug kernel '$ver' (6.1 or 6.12)" >&2; exit 2 ;;
+6.12-rt) frags+=("$top/scripts/debug-kernel-rt.config") ;;
+*)	echo "debug-kernel: no debug kernel '$ver' (6.1, 6.12 or 6.12-rt)" >&2; exit 2 ;;
 esac
-tarball=/usr/src/linux-source-$ver.tar.xz
-frag=$top/scripts/debug-kernel.config
+srcver=${ver%-rt}
+tarball=/usr/src/linux-source-$srcver.tar.xz
 dir=$top/build/debug-$ver
-src=$dir/linux-source-$ver
+src=$dir/linux-source-$srcver
 obj=$dir/obj
 jobs=${DEBUG_KERNEL_JOBS:-2}
 
@@ -36,7 +41,7 @@ kmake() {
 }
 
 [[ -r $tarball ]] || {
-	echo "debug-kernel: $tarball missing (apt-get install linux-source-$ver)" >&2
+	echo "debug-kernel: $tarball missing (apt-get install linux-source-$srcver)" >&2
 	exit 2
 }
 mkdir -p "$dir"
@@ -51,19 +56,33 @@ if [[ "$(cat "$dir/src.stamp" 2>/dev/null)" != "$tstamp" ]]; then
 	echo "$tstamp" >"$dir/src.stamp"
 fi
 
-# The cache key: the hash of the fragment's settings (not of its comments).
-key=$(grep -E '^(CONFIG_|# CONFIG_)' "$frag" | sha256sum | cut -d' ' -f1)
+# The settings of the fragments (not their comments), a later fragment's
+# setting of a symbol replacing an earlier one's, as merge_config.sh does;
+# in the order the symbols first appear.
+settings() {
+	grep -hE '^(CONFIG_|# CONFIG_)' "${frags[@]}" |
+		awk '{ s = $0; sub(/^# /, "", s); sub(/[= ].*/, "", s) }
+		!(s in v) { o[n++] = s } { v[s] = $0 }
+		END { for (i = 0; i < n; i++) print v[o[i]] }'
+}
+
+# The cache key: the hash of the settings.
+key=$(settings | sha256sum | cut -d' ' -f1)
 if [[ "$(cat "$dir/stamp" 2>/dev/null)" != "$key" || ! -s $obj/arch/x86/boot/bzImage ]]; then
 	rm -f "$dir/stamp"
 	mkdir -p "$obj"
-	echo "  CONFIG  allnoconfig kvm_guest.config ${frag#"$top"/}" >&2
+	echo "  CONFIG  allnoconfig kvm_guest.config ${frags[*]#"$top"/}" >&2
 	kmake allnoconfig kvm_guest.config >/dev/null
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" \
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${frags[@]}" \
 		>"$dir/config.log" 2>&1
 	kmake olddefconfig 2>>"$dir/config.log"
-	# Say which of the fragment's settings Kconfig did not take.
-	grep -E '^(CONFIG_|# CONFIG_)' "$frag" | while read -r l; do
-		grep -qxF "$l" "$obj/.config" || echo "debug-kernel: note: '$l' not taken" >&2
+	# Say which of the fragments' settings Kconfig did not take.
+	# "is not set" is taken too when the symbol is not there at all.
+	settings | while read -r l; do
+		sym=$(sed -E 's/^# //; s/[= ].*//' <<<"$l")
+		grep -qxF "$l" "$obj/.config" ||
+			{ [[ $l == "# "* ]] && ! grep -q "^$sym=" "$obj/.config"; } ||
+			echo "debug-kernel: note: '$l' not taken" >&2
 	done
 	echo "  BUILD   bzImage modules (nice -n 15 make -j$jobs, log in ${dir#"$top"/}/build.log)" >&2
 	t0=$SECONDS
