@@ -230,10 +230,8 @@ static unsigned int minimise(struct sf_run *run, char **lines, bool *use, unsign
 				continue;
 			runs++;
 			if (run_lines(run, lines, use, n, &at, k2, sizeof(k2), why,
-				      sizeof(why)) == 1 && !strcmp(k2, kind)) {
-				left -= 0;
+				      sizeof(why)) == 1 && !strcmp(k2, kind))
 				continue;
-			}
 			for (j = 0; j < chunk && i + j < n; j++)
 				use[i + j] = saved[j];
 		}
