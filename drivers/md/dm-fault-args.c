@@ -268,7 +268,7 @@ static int fault_msg_parse_record(struct fault_msg *m, unsigned int argc, char *
 static int fault_msg_parse_view(struct fault_msg *m, unsigned int argc, char **argv,
 				char **error)
 {
-	struct fault_view v = { .ranges = NULL };
+	struct fault_view v = { .ranges = NULL, .tears = NULL };
 	const char *why;
 	unsigned int i;
 

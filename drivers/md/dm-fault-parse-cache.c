@@ -382,7 +382,8 @@ static bool fault_view_has(const struct fault_view *v, u64 w)
 /* tear=<w>:<seed>[,...]: ascending writes, each one kept */
 static int fault_view_tears(struct fault_view *v, const char *s, const char **error)
 {
-	struct fault_tear *t;
+	struct fault_tear t;
+	u64 prev = 0;
 	int end_of_list;
 	const char *end;
 	char buf[24];
@@ -393,9 +394,8 @@ static int fault_view_tears(struct fault_view *v, const char *s, const char **er
 			*error = "Too many torn writes (at most 64)";
 			return -EINVAL;
 		}
-		t = &v->tears[v->nr_tears];
 		end = s + strcspn(s, ":,");
-		if (*end != ':' || fault_view_number(&s, end, &t->write))
+		if (*end != ':' || fault_view_number(&s, end, &t.write))
 			goto bad;
 		s++;
 		n = strcspn(s, ",");
@@ -403,17 +403,20 @@ static int fault_view_tears(struct fault_view *v, const char *s, const char **er
 			goto bad;
 		memcpy(buf, s, n);
 		buf[n] = '\0';
-		if (kstrtou64(buf, 0, &t->seed))
+		if (kstrtou64(buf, 0, &t.seed))
 			goto bad;
-		if (v->nr_tears && t->write <= v->tears[v->nr_tears - 1].write) {
+		if (v->nr_tears && t.write <= prev) {
 			*error = "Torn writes must be in ascending order";
 			return -EINVAL;
 		}
-		if (v->ranges && !fault_view_has(v, t->write)) {
+		if (v->ranges && !fault_view_has(v, t.write)) {
 			*error = "A torn write must be kept";
 			return -EINVAL;
 		}
+		if (v->tears)
+			v->tears[v->nr_tears] = t;
 		v->nr_tears++;
+		prev = t.write;
 		s += n;
 		end_of_list = fault_list_next(&s);
 		if (end_of_list > 0)
@@ -428,9 +431,10 @@ bad:
 
 /**
  * fault_view_parse - read a crash state of a recording
- * @v: filled in; @v->ranges: an array of FAULT_VIEW_RANGES, or NULL to
- *     check the words and count the ranges only (the message parser's
- *     pass, before the cache has memory for them)
+ * @v: filled in; @v->ranges and @v->tears: arrays for as many ranges and
+ *     tears as a counting pass found, or NULL to check the words and count
+ *     only (the message parser's pass: it allocates nothing, so what it
+ *     refuses is always the words)
  * @keep: the value of keep=: all, none, or ascending <n>[-<m>] ranges
  * @tear: the value of tear=, or NULL
  * @error: set to a static string naming the problem on failure
@@ -443,9 +447,11 @@ int fault_view_parse(struct fault_view *v, const char *keep, const char *tear,
 		     const char **error)
 {
 	struct fault_range *ranges = v->ranges;
+	struct fault_tear *tears = v->tears;
 
 	memset(v, 0, sizeof(*v));
 	v->ranges = ranges;
+	v->tears = tears;
 	if (!strcmp(keep, "all"))
 		v->all = true;
 	else if (strcmp(keep, "none") && fault_view_ranges(v, keep, error))

@@ -359,18 +359,18 @@ int fault_rec_msg_view(struct fault_c *fc, const struct fault_msg *m, char *resu
 		       unsigned int maxlen)
 {
 	struct fault_cache *c = fault_cache_of(fc, m);
-	struct fault_view *v;
+	struct fault_view v = { .ranges = NULL, .tears = NULL };
 	struct fault_cw *scratch = NULL;
 	const char *error = NULL;
 	bool nomem;
 
 	if (!c)
 		return -EINVAL;
-	v = kzalloc(sizeof(*v), GFP_KERNEL);
-	if (!v || fault_view_parse(v, m->keep, m->tear, &error))
+	if (fault_view_parse(&v, m->keep, m->tear, &error))
 		goto out;
-	v->ranges = kvmalloc_array(max(v->nr_ranges, 1U), sizeof(*v->ranges), GFP_KERNEL);
-	if (!v->ranges || fault_view_parse(v, m->keep, m->tear, &error))
+	v.ranges = kvmalloc_array(max(v.nr_ranges, 1U), sizeof(*v.ranges), GFP_KERNEL);
+	v.tears = kmalloc_array(max(v.nr_tears, 1U), sizeof(*v.tears), GFP_KERNEL);
+	if (!v.ranges || !v.tears || fault_view_parse(&v, m->keep, m->tear, &error))
 		goto out;
 	fault_cache_quiesce(c);
 	mutex_lock(&c->mutex);
@@ -378,15 +378,14 @@ int fault_rec_msg_view(struct fault_c *fc, const struct fault_msg *m, char *resu
 	if (!c->rec || (c->state != FAULT_CACHE_CRASHED && c->state != FAULT_CACHE_VIEW))
 		error = c->rec ? "crash the recording first" : "no recording";
 	else
-		scratch = fault_view_apply(c, v);
+		scratch = fault_view_apply(c, &v);
 	spin_unlock(&c->lock);
 	fault_cw_free_list(c, scratch);
 	mutex_unlock(&c->mutex);
 out:
-	nomem = !error && (!v || !v->ranges);
-	if (v)
-		kvfree(v->ranges);
-	kfree(v);
+	nomem = !error && (!v.ranges || !v.tears);
+	kvfree(v.ranges);
+	kfree(v.tears);
 	if (nomem) {
 		fault_cache_refuse(fc, "view", "Cannot allocate the view");
 		return -ENOMEM;

@@ -190,7 +190,7 @@ struct fault_view {
 	unsigned int nr_ranges;
 	struct fault_range *ranges;	/* ascending; NULL: only count and check */
 	unsigned int nr_tears;
-	struct fault_tear tears[FAULT_VIEW_TEARS];
+	struct fault_tear *tears;	/* ascending; NULL: only count and check */
 };
 
 int fault_view_parse(struct fault_view *v, const char *keep, const char *tear,

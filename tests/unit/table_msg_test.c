@@ -138,7 +138,8 @@ static void test_msg(void)
 static void test_view(void)
 {
 	static struct fault_range ranges[FAULT_VIEW_RANGES];
-	struct fault_view v = { .ranges = ranges };
+	struct fault_tear tears[FAULT_VIEW_TEARS];
+	struct fault_view v = { .ranges = ranges, .tears = tears };
 	const char *why = NULL;
 
 	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "1-4,7,9-12", "3:5,9:0x10", &why), 0);
@@ -156,8 +157,16 @@ static void test_view(void)
 	KTAP_EXPECT_STR_EQ(why, "A torn write must be kept");
 	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "none", "1:1", &why), -EINVAL);
 	KTAP_EXPECT_STR_EQ(why, "A torn write must be kept");
+	/* the counting pass stores nothing and still checks the order */
 	v.ranges = NULL;
 	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "1-4", "5:1", &why), 0);
+	v.tears = NULL;
+	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "1-4,7", "2:1,3:1,7:2", &why), 0);
+	KTAP_EXPECT(v.nr_ranges == 2 && v.nr_tears == 3 && !v.ranges && !v.tears);
+	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "all", "3:1,2:1", &why), -EINVAL);
+	KTAP_EXPECT_STR_EQ(why, "Torn writes must be in ascending order");
+	KTAP_EXPECT_INT_EQ(fault_view_parse(&v, "all", "3:1,3:2", &why), -EINVAL);
+	KTAP_EXPECT_STR_EQ(why, "Torn writes must be in ascending order");
 }
 
 /*

@@ -128,7 +128,8 @@ int dft_cache_option_check(const char *word, const char **why)
  */
 int dft_view_parse(const char *keep, const char *tear, struct dft_spec *s, const char **why)
 {
-	struct fault_view v = { };
+	struct fault_tear tears[FAULT_VIEW_TEARS];
+	struct fault_view v = { .tears = tears };
 	unsigned int i;
 
 	memset(s, 0, sizeof(*s));
