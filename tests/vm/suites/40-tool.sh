@@ -498,6 +498,20 @@ want "stand-in: nth-sweep without fail-nth names the cause" 1 "fail-nth: No such
 export DMFAULT_DEBUGFS=/nonexistent
 want "alloc without the module names the cause" 1 \
 	"allocator hooks not loaded (dmf_alloc)" dmfault alloc show
+# dm-fault installed for this kernel and dmf_alloc not (the guest's
+# modules.dep is on its overlay): the kernel lacks what the hooks need
+dep=/lib/modules/$KVER/modules.dep
+if cp "$dep" /tmp/modules.dep.orig; then
+	want "alloc without the module, neither installed: names the missing directory" 1 \
+		"allocator hooks not loaded (dmf_alloc): no /nonexistent" dmfault alloc show
+	echo "updates/dkms/dm-fault.ko: kernel/drivers/md/dm-mod.ko" >> "$dep"
+	want "alloc on a kernel dm-fault is installed for without dmf_alloc says why" 1 \
+		"not built for $(uname -m) $KVER: they need an x86-64 kernel with kprobes and ftrace with arguments" \
+		dmfault alloc show
+	cat /tmp/modules.dep.orig > "$dep"
+else
+	fail "the guest's modules.dep can be copied" "$dep"
+fi
 unset DMFAULT_DEBUGFS
 rm -rf "$F"
 

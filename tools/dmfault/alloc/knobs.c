@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "alloc/alloc.h"
@@ -46,10 +47,45 @@ static bool dft_debugfs_mounted(void)
 	return found;
 }
 
-/* Is the module there?  An exit status after the error, 0 if it is. */
+/*
+ * Does modprobe know module @name for the running kernel?  Its line in
+ * modules.dep starts with its path, "<dir>/<name>.ko[.xz|.zst|.gz]:".
+ * 1 yes, 0 no, -1 cannot tell (no modules.dep).
+ */
+static int dft_module_installed(const char *release, const char *name)
+{
+	char path[512], line[4096], *colon, *base;
+	size_t n = strlen(name);
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", release);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		found = !strncmp(base, name, n) && !strncmp(base + n, ".ko", 3) &&
+			(!base[n + 3] || base[n + 3] == '.');
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Is the module there?  An exit status after the error, 0 if it is.  When
+ * it is not loaded, say why it cannot be: dm-fault installed for this
+ * kernel without dmf_alloc means the kernel lacks what the hooks need.
+ */
 int dft_alloc_present(void)
 {
 	const char *dir = dft_debugfs();
+	struct utsname u;
 	struct stat st;
 
 	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
@@ -58,6 +94,10 @@ int dft_alloc_present(void)
 		return dft_err("%s: permission denied (debugfs needs root)", dir);
 	if (!strncmp(dir, "/sys/kernel/debug/", 18) && !dft_debugfs_mounted())
 		return dft_err("debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)");
+	if (!uname(&u) && dft_module_installed(u.release, "dmf_alloc") == 0 &&
+	    dft_module_installed(u.release, "dm-fault") == 1)
+		return dft_err("allocator hooks not loaded (dmf_alloc): not built for %s %s: they need an x86-64 kernel with kprobes and ftrace with arguments",
+			       u.machine, u.release);
 	return dft_err("allocator hooks not loaded (dmf_alloc): no %s", dir);
 }
 
