@@ -591,23 +591,39 @@ static void alloc_reset(struct sf_exec *x)
 
 /*
  * A dm ioctl can wait for I/O: a suspend that flushes, "cache off" and
- * the other messages that write back, while a device below is suspended.
- * That is how device-mapper works (a user who suspends the lower device
- * first waits the same way), not a finding: after SF_CTL_STUCK_MS the
- * watchdog resumes every suspended device, as that user would from
- * another shell.  A line still running SF_CTL_HUNG_MS later is a finding:
- * the watchdog prints it and ends the process, since the stuck thread can
- * neither be stopped nor waited for.
+ * the other messages that write back, a remove whose write-back goes to a
+ * device below, while that device is suspended or its stall rule holds
+ * every bio.  That is how device-mapper works (a user who suspends the
+ * lower device first waits the same way), not a finding: after
+ * SF_CTL_STUCK_MS the watchdog resumes every suspended device and then
+ * releases every device's held bios once a second (a stall rule holds the
+ * next bio of a write-back again), as that user would from another shell.
+ * A line still running SF_CTL_HUNG_MS later is a finding: the watchdog
+ * prints it and ends the process, since the stuck thread can neither be
+ * stopped nor waited for.
  */
 #define SF_CTL_STUCK_MS	10000
 #define SF_CTL_HUNG_MS	60000
+
+static void ctl_unstick(struct sf_exec *x, bool resume)
+{
+	char name[16];
+	int d;
+
+	for (d = 0; d < SF_DEVS; d++) {
+		if (!x->dev[d].exists)
+			continue;
+		snprintf(name, sizeof(name), "dmfz%d", d);
+		if (resume && x->dev[d].suspended)
+			dft_dm_resume(name);
+		msg_quiet(name, "release");
+	}
+}
 
 static void *ctl_watchdog(void *arg)
 {
 	struct sf_exec *x = arg;
 	uint64_t seen = 0, waited = 0;
-	bool resumed = false;
-	int d;
 
 	while (1) {
 		uint64_t line;
@@ -623,21 +639,15 @@ static void *ctl_watchdog(void *arg)
 		if (!line || line != seen) {
 			seen = line;
 			waited = 0;
-			resumed = false;
 			continue;
 		}
 		waited += 100;
-		if (waited >= SF_CTL_STUCK_MS && !resumed) {
-			resumed = true;
-			for (d = 0; d < SF_DEVS; d++) {
-				char name[16];
-
-				snprintf(name, sizeof(name), "dmfz%d", d);
-				if (x->dev[d].exists && x->dev[d].suspended)
-					dft_dm_resume(name);
-			}
-			printf("#   watchdog: '%s' waited %u s: suspended devices resumed\n",
+		if (waited == SF_CTL_STUCK_MS) {
+			ctl_unstick(x, true);
+			printf("#   watchdog: '%s' waited %u s: suspended devices resumed, held bios released\n",
 			       x->ctl_text, SF_CTL_STUCK_MS / 1000);
+		} else if (waited > SF_CTL_STUCK_MS && waited % 1000 == 0) {
+			ctl_unstick(x, false);
 		}
 		if (waited >= SF_CTL_STUCK_MS + SF_CTL_HUNG_MS) {
 			printf("not ok - hung: '%s' has not returned in %u s\n", x->ctl_text,
@@ -646,6 +656,19 @@ static void *ctl_watchdog(void *arg)
 			_exit(1);
 		}
 	}
+}
+
+/* What the watchdog watches: a line, or a step of the end (NULL: nothing). */
+static void ctl_running(struct sf_exec *x, const char *text)
+{
+	pthread_mutex_lock(&x->lock);
+	if (text) {
+		snprintf(x->ctl_text, sizeof(x->ctl_text), "%s", text);
+		x->ctl_line = ++x->ctl_seq;
+	} else {
+		x->ctl_line = 0;
+	}
+	pthread_mutex_unlock(&x->lock);
 }
 
 /* ---- the oracles' own tests ------------------------------------------------ */
@@ -845,10 +868,7 @@ int sf_exec_line(struct sf_exec *x, const char *line)
 	int d, r = 0;
 
 	snprintf(buf, sizeof(buf), "%s", line);
-	pthread_mutex_lock(&x->lock);
-	snprintf(x->ctl_text, sizeof(x->ctl_text), "%s", line);
-	x->ctl_line = x->ops + 1;
-	pthread_mutex_unlock(&x->lock);
+	ctl_running(x, line);
 	op = strtok_r(buf, " ", &save);
 	dev = strtok_r(NULL, " ", &save);
 	rest = strtok_r(NULL, "", &save);
@@ -926,9 +946,7 @@ int sf_exec_line(struct sf_exec *x, const char *line)
 		return -EINVAL;
 	}
 out:
-	pthread_mutex_lock(&x->lock);
-	x->ctl_line = 0;
-	pthread_mutex_unlock(&x->lock);
+	ctl_running(x, NULL);
 	if (x->verbose)
 		printf("# %s -> %d\n", line, r);
 	reap_done(x);
@@ -962,14 +980,17 @@ int sf_exec_init(struct sf_exec *x, struct sf_disk *disks, unsigned int nr_disks
  *
  * Suspended devices are resumed and held bios released first; a device
  * that no I/O holds open and no device is stacked on must then remove.
+ * The watchdog watches these steps as it does lines: a remove whose
+ * write-back a stall rule below holds is released, not a hang.
  *
  * Return: 0, or -1 with a finding in @x->fail.
  */
 int sf_exec_end(struct sf_exec *x)
 {
 	unsigned int i, pass;
+	char step[SF_LINE];
 	bool reason = false;
-	int d;
+	int d, r;
 
 	for (d = 0; d < SF_DEVS; d++) {
 		char name[16];
@@ -977,10 +998,13 @@ int sf_exec_end(struct sf_exec *x)
 		if (!x->dev[d].exists)
 			continue;
 		snprintf(name, sizeof(name), "dmfz%d", d);
+		snprintf(step, sizeof(step), "end: resume, release and recover %s", name);
+		ctl_running(x, step);
 		if (x->dev[d].suspended && !dft_dm_resume(name))
 			x->dev[d].suspended = false;
 		msg_quiet(name, "release");
 		msg_quiet(name, "recover");
+		ctl_running(x, NULL);
 	}
 	for (i = 0; i < SF_IOS; i++) {
 		if (!x->io[i].busy)
@@ -1001,7 +1025,11 @@ int sf_exec_end(struct sf_exec *x)
 			if (!x->dev[d].exists)
 				continue;
 			snprintf(name, sizeof(name), "dmfz%d", d);
-			if (!dft_dm_remove(name, true))
+			snprintf(step, sizeof(step), "end: remove %s", name);
+			ctl_running(x, step);
+			r = dft_dm_remove(name, true);
+			ctl_running(x, NULL);
+			if (!r)
 				memset(&x->dev[d], 0, sizeof(x->dev[d]));
 			else if (pass == SF_DEVS - 1)
 				finding(x, "%s: cannot be removed at the end: %s", name,

@@ -3,8 +3,10 @@
  * dmf-seqfuzz: random operation sequences against the live fault target.
  *
  *   dmf-seqfuzz run [-v] [--seed S] [--lines N] [--seconds T] [--sequences M]
- *                   [--alloc] [--out FILE] [--minimise] [--problem TEXT] DISK...
- *   dmf-seqfuzz replay [-v] [--problem TEXT] [--out FILE] [--minimise] SEQ DISK...
+ *                   [--alloc] [--out FILE] [--minimise] [--minimise-seconds U]
+ *                   [--problem TEXT] DISK...
+ *   dmf-seqfuzz replay [-v] [--problem TEXT] [--out FILE] [--minimise]
+ *                   [--minimise-seconds U] SEQ DISK...
  *   dmf-seqfuzz print [--seed S] [--lines N] [--alloc] DISK...
  *
  * run: sequences of N lines (default 200) from seeds S, S+1, ... until T
@@ -13,7 +15,9 @@
  * finding stops the run: its sequence, cut after the line that found it,
  * is written to FILE (default seqfuzz-fail.txt); with --minimise, lines
  * are then dropped while the same kind of finding remains, and the short
- * sequence is written to FILE.min.  replay runs a written sequence SEQ,
+ * sequence is written to FILE.min; minimising stops after U seconds
+ * (default 900: on a debug kernel a replay takes seconds and minimising
+ * hundreds of them), with what it has shrunk so far.  replay runs a written sequence SEQ,
  * and writes out and minimises what it finds as run does.  print
  * writes a sequence's lines without running them (the same seed and disks
  * give the same lines anywhere).  --problem TEXT makes a kernel log line
@@ -48,6 +52,7 @@ struct sf_run {
 	unsigned int nr_disks;
 	int verbose;
 	bool alloc, minimise;
+	unsigned int min_secs;		/* --minimise-seconds */
 	const char *out, *problem;
 	uint64_t ops, msgs, refused, ios, uring_ios, io_errors, verified, skipped;
 	unsigned long sent[SF_NAMES], taken[SF_NAMES];
@@ -57,8 +62,10 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: dmf-seqfuzz run [-v] [--seed S] [--lines N] [--seconds T] [--sequences M]\n"
-		"                       [--alloc] [--out FILE] [--minimise] [--problem TEXT] DISK...\n"
-		"       dmf-seqfuzz replay [-v] [--problem TEXT] [--out FILE] [--minimise] SEQ DISK...\n"
+		"                       [--alloc] [--out FILE] [--minimise] [--minimise-seconds U]\n"
+		"                       [--problem TEXT] DISK...\n"
+		"       dmf-seqfuzz replay [-v] [--problem TEXT] [--out FILE] [--minimise]\n"
+		"                       [--minimise-seconds U] SEQ DISK...\n"
 		"       dmf-seqfuzz print [--seed S] [--lines N] [--alloc] DISK...\n");
 	return 2;
 }
@@ -205,6 +212,18 @@ static int write_lines(const char *path, char **lines, const bool *use, unsigned
 	return fclose(f) ? -errno : 0;
 }
 
+/* Do the lines in @use still give a finding of @kind?  One more run. */
+static bool same_finding(struct sf_run *run, char **lines, const bool *use, unsigned int n,
+			 const char *kind, unsigned int *runs)
+{
+	char k2[128], why[1024];
+	unsigned int at;
+
+	(*runs)++;
+	return run_lines(run, lines, use, n, &at, k2, sizeof(k2), why, sizeof(why)) == 1 &&
+	       !strcmp(k2, kind);
+}
+
 /*
  * Drop lines while a finding of the same kind remains: halves, then
  * quarters, down to single lines (ddmin's complement steps).
@@ -212,13 +231,14 @@ static int write_lines(const char *path, char **lines, const bool *use, unsigned
 static unsigned int minimise(struct sf_run *run, char **lines, bool *use, unsigned int n,
 			     const char *kind)
 {
-	unsigned int chunk, i, j, left, at, runs = 0;
-	char k2[128], why[1024];
+	unsigned int chunk, i, j, left, runs = 0;
+	double t0 = dft_now();
+	bool late = false;
 	int v = run->verbose;
 
 	run->verbose = 0;
-	for (chunk = n / 2; chunk >= 1; chunk /= 2) {
-		for (i = 0; i < n; i += chunk) {
+	for (chunk = n / 2; chunk >= 1 && !late; chunk /= 2) {
+		for (i = 0; i < n && !late; i += chunk) {
 			bool saved[chunk], any = false;
 
 			for (j = 0; j < chunk && i + j < n; j++) {
@@ -228,9 +248,8 @@ static unsigned int minimise(struct sf_run *run, char **lines, bool *use, unsign
 			}
 			if (!any)
 				continue;
-			runs++;
-			if (run_lines(run, lines, use, n, &at, k2, sizeof(k2), why,
-				      sizeof(why)) == 1 && !strcmp(k2, kind))
+			late = dft_now() - t0 >= run->min_secs;
+			if (!late && same_finding(run, lines, use, n, kind, &runs))
 				continue;
 			for (j = 0; j < chunk && i + j < n; j++)
 				use[i + j] = saved[j];
@@ -239,7 +258,10 @@ static unsigned int minimise(struct sf_run *run, char **lines, bool *use, unsign
 	run->verbose = v;
 	for (i = 0, left = 0; i < n; i++)
 		left += use[i];
-	printf("# minimised to %u of %u lines in %u runs\n", left, n, runs);
+	printf("# minimised to %u of %u lines in %u runs", left, n, runs);
+	if (late)
+		printf(" (stopped at --minimise-seconds %u)", run->min_secs);
+	printf("\n");
 	return left;
 }
 
@@ -366,12 +388,13 @@ int main(int argc, char **argv)
 		{ "alloc", no_argument, NULL, 'a' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "minimise", no_argument, NULL, 'm' },
+		{ "minimise-seconds", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "problem", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct sf_run run = { .out = "seqfuzz-fail.txt" };
-	uint64_t seed = 1, n = 200, secs = 0, seqs = 0;
+	static struct sf_run run = { .out = "seqfuzz-fail.txt", .min_secs = 900 };
+	uint64_t seed = 1, n = 200, secs = 0, seqs = 0, u;
 	const char *cmd;
 	int c;
 
@@ -406,6 +429,11 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			run.minimise = true;
+			break;
+		case 'M':
+			if (dft_parse_u64(optarg, &u) || !u || u > 7 * 86400)
+				return usage();
+			run.min_secs = (unsigned int)u;
 			break;
 		case 'v':
 			run.verbose++;

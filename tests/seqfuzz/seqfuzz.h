@@ -144,7 +144,8 @@ struct sf_exec {
 	pthread_mutex_t lock;		/* the shadows and io[].done */
 	struct dft_kmsg kmsg;
 	pthread_t watchdog;		/* ctl_watchdog(): a line that does not return */
-	uint64_t ctl_line;		/* the line running (ops + 1), 0: none */
+	uint64_t ctl_line;		/* the line or end step running, 0: none */
+	uint64_t ctl_seq;		/* lines and end steps so far */
 	char ctl_text[SF_LINE];
 	bool ctl_stop;
 	bool alloc_armed;		/* allocation faults may fail anything */

@@ -107,6 +107,18 @@ else
 		"$(cat $T/min.txt.min 2>&1)"
 fi
 
+# ... and stops at its time bound with what it has shrunk so far.
+out=$("$SF" replay --minimise --minimise-seconds 1 --problem "minimise $seed" \
+	--out $T/min1.txt "$T/long.seq" "${disks[@]}" 2>&1)
+rc=$?
+n1=$(grep -vc '^#' $T/min1.txt.min 2>/dev/null)
+if [ $rc -eq 1 ] && [[ $out == *"(stopped at --minimise-seconds 1)"* ]] && [ -n "$n1" ] &&
+	grep -q "^kmsg dmf-seqfuzz minimise" $T/min1.txt.min; then
+	ok "minimising stops at --minimise-seconds ($n1 of 61 lines left)"
+else
+	fail "minimising stops at --minimise-seconds" "exit $rc" "$(echo "$out" | tail -n 4)"
+fi
+
 echo "$devkmsg" > /proc/sys/kernel/printk_devkmsg
 
 # A write of 4 MiB from huge-page memory is one bio of multi-page segments:
@@ -142,6 +154,36 @@ for sz in 512 4096; do
 		fail "reads, writes, FUA and flush through io_uring ($sz-byte blocks)" "$out"
 	fi
 done
+
+# The end of a sequence removes a device whose write-back a stall rule
+# below holds: the watchdog releases it, as a user would from another
+# shell, and the end does not hang.
+printf '%s\n' "create dmfz0 fault 16384 d0 0 1 stall:p=100%" \
+	"create dmfz1 fault 16384 m0 0 0 1 cache" "io dmfz1 write 8192 65536 - 46" > $T/stall.seq
+# A remove stuck in the kernel cannot be killed: past 120 s the rule is
+# removed and its bios released here, and the test fails.
+"$SF" replay "$T/stall.seq" "${disks[@]}" > $T/stall.out 2>&1 &
+pid=$! hung=
+for i in $(seq 120); do
+	kill -0 $pid 2>/dev/null || break
+	sleep 1
+done
+if kill -0 $pid 2>/dev/null; then
+	hung="hung for 120 s: the stall rule removed and its bios released by the suite"
+	dmsetup message dmfz0 0 rule remove 1
+	dmsetup message dmfz0 0 release
+fi
+wait $pid
+rc=$?
+out=$(cat $T/stall.out)
+if [ $rc -eq 0 ] && [ -z "$hung" ] &&
+	[[ $out == *"watchdog: 'end: remove dmfz1' waited 10 s"* ]] &&
+	[[ $out == *" 1 I/Os (0 failed)"* ]]; then
+	ok "a remove whose write-back a stall rule below holds is released at the end"
+else
+	fail "a remove whose write-back a stall rule below holds is released at the end" \
+		"exit $rc $hung" "$out"
+fi
 
 # The sequences.
 echo "# seed $seed, $secs s (replay: SEQFUZZ_SEED=$seed)"
