@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dmfault's crash testing: crashtest (cmd_crash.c) records a workload on a
- * fault device, explores its crash states (explore.c, over the recording
- * read by record.c), shrinks a failure and gives its account
- * (crash_report.c), naming the files that hold its writes (fsmap.c).
+ * fault device and checks its states (run.c), explores its crash states
+ * (explore.c, over the recording read by record.c), shrinks a failure and
+ * gives its account (crash_report.c), naming the files that hold its
+ * writes (fsmap.c); recovery.c checks a crash during the check's recovery.
  * save.c keeps a recorded run in a directory and makes it again on another
  * machine, where a shard of its states is checked; merge.c makes one report
  * of the shards' reports; svg.c draws an exploration; ctmsg.c talks to the
@@ -164,8 +165,10 @@ struct dft_fsmap_req {
 int dft_fsmap(const char *dev, struct dft_fsmap_req *req, unsigned int n, char *note,
 	      size_t len);
 
-/* ---- cmd_crash.c (the run), entry.c (--entry) and crash_report.c (its account) ---- */
+/* ---- cmd_crash.c, run.c, recovery.c (the run), entry.c (--entry), crash_report.c ---- */
 
+#define DFT_CT_NAME		"dmfault-crashtest"	/* the fault device's name */
+#define DFT_CT_LIMIT		100000	/* --samples and --minimise; --shard I/N: N */
 #define DFT_CT_TAIL		2048	/* bytes of a failed check's output kept */
 #define DFT_CT_SHOW		10	/* lines of it shown */
 #define DFT_CT_NAMED		16	/* writes named in a failure's account */
@@ -266,10 +269,33 @@ struct dft_ct {
 int dft_ct_err(const char *fmt, ...) __printf(1, 2);
 int dft_ct_send(const struct dft_ct *ct, char **reply, const char *fmt, ...) __printf(3, 4);
 
+/* run.c: the fault device, the recording, a state shown and checked */
+int dft_ct_create(struct dft_ct *ct);
+void dft_ct_free(struct dft_ct *ct);
+int dft_ct_sh(struct dft_ct *ct, const char *what, const char *cmd, char *const *more);
+int dft_ct_overflow(const struct dft_ct *ct, bool known);
+void dft_ct_unmount(struct dft_ct *ct);
+int dft_ct_drop_caches(struct dft_ct *ct);
+void dft_ct_print_tail(struct dft_ct *ct);
+int dft_ct_step_failed(struct dft_ct *ct, const char *what, int r);
+int dft_ct_read(struct dft_ct *ct);
+int dft_ct_record(struct dft_ct *ct);
+int dft_ct_env(const struct dft_ct *ct, const char *spec, unsigned int marks, char **env);
+int dft_ct_look(struct dft_ct *ct, const char *spec, char *const *env);
+int dft_ct_check(struct dft_ct *ct, const char *spec, unsigned int marks);
+int dft_ct_control(struct dft_ct *ct);
+void dft_ct_progress(const struct dft_ct *ct, const char *fmt, ...) __printf(2, 3);
+void dft_ct_verdict(const struct dft_ct *ct, int r);
+
+/* recovery.c: a crash during the check's recovery of a first state */
+int dft_ct_rc_run(struct dft_ct *ct, const struct dft_state *first, const char *rspec,
+		  int *status);
+int dft_ct_recovery(struct dft_ct *ct);
+
 /* save.c: a recorded run in a directory, and checked from there */
 #define DFT_CT_SAVE_VERSION	1
+int dft_ct_saved_opts(const struct dft_cmd *cmd, struct dft_opts *o, struct dft_ct *ct);
 int dft_ct_save(struct dft_ct *ct, const char *dir);
-int dft_ct_load_manifest(struct dft_ct *ct, struct dft_opts *o, const char *dir);
 int dft_ct_restore(struct dft_ct *ct, const char *dir);
 int dft_ct_replay(struct dft_ct *ct, const char *dir, struct dft_record *saved);
 char *dft_ct_slurp(const char *path, size_t *len);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dmfault crashtest's words with its fault device: its own errors, said,
- * and the messages it sends.  The run (cmd_crash.c) and a saved run
- * (save.c) both talk to the device through here.
+ * and the messages it sends.  The run (cmd_crash.c, run.c, recovery.c) and
+ * a saved run (save.c) all talk to the device through here.
  */
 #include <errno.h>
 #include <stdarg.h>

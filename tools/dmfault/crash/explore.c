@@ -2,8 +2,8 @@
 /*
  * dmfault crashtest's crash states, with no I/O: the states worth checking
  * on a recording (record.c), their canonical specs, and delta debugging of
- * a state that fails.  cmd_crash.c does the I/O; the host unit tests run
- * this file as it is.
+ * a state that fails.  run.c does the I/O; the host unit tests run this
+ * file as it is.
  *
  * A crash state keeps the writes durable at its crash point and any others
  * of those before it (record.c says which are durable), so every state

@@ -25,6 +25,10 @@
  *
  * The run's hash, which each shard's report carries, is the manifest's, and
  * the manifest holds the hashes of the other three files.
+ *
+ * What --save, --load and --shard go with is checked here too, beside the
+ * code they drive: a loaded run takes its commands and options from its
+ * manifest, so none may be given again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -453,7 +457,7 @@ static char *dft_sv_slurp(const char *dir, const char *file, size_t *len)
  *
  * Return: 0, or -1 said why.
  */
-int dft_ct_load_manifest(struct dft_ct *ct, struct dft_opts *o, const char *dir)
+static int dft_ct_load_manifest(struct dft_ct *ct, struct dft_opts *o, const char *dir)
 {
 	char *line, *next, *val;
 	unsigned int version;
@@ -488,6 +492,47 @@ int dft_ct_load_manifest(struct dft_ct *ct, struct dft_opts *o, const char *dir)
 	if (!ct->hash[0] || !ct->hash[1] || !ct->hash[2])
 		return dft_ct_err("%s/manifest: no disk-hash, record-hash or data-hash", dir);
 	return 0;
+}
+
+/* --shard I/N: the states i with i % N == I. */
+static int dft_ct_shard(const struct dft_cmd *cmd, const char *arg, struct dft_ct *ct)
+{
+	unsigned int i, n;
+	char end;
+
+	if (sscanf(arg, "%u/%u%c", &i, &n, &end) != 2 || !n || i >= n || n > DFT_CT_LIMIT)
+		return dft_usage_err(cmd, "--shard '%s': I/N, with 0 <= I < N <= %u", arg,
+				     DFT_CT_LIMIT);
+	ct->shard = i;
+	ct->shards = n;
+	/* shards may run at once on one machine, each on a scratch device of its own */
+	snprintf(ct->name_buf, sizeof(ct->name_buf), "%s-%u", DFT_CT_NAME, i);
+	ct->name = ct->name_buf;
+	return 0;
+}
+
+/* What --save, --load and --shard go with; and a saved run's options, from its manifest. */
+int dft_ct_saved_opts(const struct dft_cmd *cmd, struct dft_opts *o, struct dft_ct *ct)
+{
+	if (o->ct_shard && !o->ct_load)
+		return dft_usage_err(cmd, "--shard needs --load: the saved run it checks a share of");
+	if (o->ct_save && o->ct_load)
+		return dft_usage_err(cmd, "--save and --load: one or the other");
+	if ((o->ct_save || o->ct_load) && o->ct_recovery)
+		return dft_usage_err(cmd, "--recovery is not saved: it picks its first states from the verdicts of all of them");
+	if (o->ct_save && o->ct_state)
+		return dft_usage_err(cmd, "--save records for other machines; --state checks one state here");
+	if (o->ct_shard && dft_ct_shard(cmd, o->ct_shard, ct))
+		return DFT_EXIT_USAGE;
+	if (!o->ct_load)
+		return 0;
+	if (o->ct_setup || o->ct_workload || o->ct_check || o->ct_entry || o->ct_fs ||
+	    o->catalog || o->ct_have_settle || o->ct_have_subset_max || o->ct_have_samples ||
+	    o->ct_have_seed || o->ct_max_states || o->ct_have_minimise || o->ct_have_limit ||
+	    o->ct_have_unit || o->step_timeout != DFT_STEP_TIMEOUT)
+		return dft_usage_err(cmd, "--load: the run's commands and options are those saved in %s/manifest",
+				     o->ct_load);
+	return dft_ct_load_manifest(ct, o, o->ct_load) ? DFT_EXIT_USAGE : 0;
 }
 
 /* Zero bytes @from..@to of the disk: a hole of the image. */
