@@ -77,7 +77,8 @@ static void fz_refusal(const struct fault_msg *m, unsigned int argc, char **argv
 static void fz_view(const struct fault_msg *m)
 {
 	static struct fault_range ranges[FAULT_VIEW_RANGES];
-	struct fault_view v = { .ranges = ranges };
+	static struct fault_tear tears[FAULT_VIEW_TEARS];
+	struct fault_view v = { .ranges = ranges, .tears = tears };
 	const char *why = NULL;
 	unsigned int i;
 
