@@ -421,6 +421,49 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
 }
 
 /*
+ * Is @bio not whole logical blocks of the device below?  dm stacks queue
+ * limits when a table is loaded, so a device stacked on this one keeps the
+ * logical block size it was loaded with when the device below grows its
+ * own: a dm device below reloaded onto a disk of 4 KiB blocks.  Such a bio
+ * would reach the driver below, which trusts the block layer's alignment
+ * (null_blk copies a 4 KiB block to the bio's offset in its page, past the
+ * page's end).  An empty flush has no sector to check.
+ */
+static inline bool fault_misaligned(struct fault_c *fc, struct bio *bio, sector_t sector)
+{
+	unsigned int nr = bio_sectors(bio);
+
+	return nr && fc->dev &&
+	       ((fc->start + sector) | nr) &
+	       ((bdev_logical_block_size(fc->dev->bdev) >> SECTOR_SHIFT) - 1);
+}
+
+/*
+ * Fail a bio fault_misaligned() found, as a disk fails an I/O it cannot
+ * address: counted in its operation and, by end_io, in the failures, with
+ * the reason in the kernel log.  Before any rule, which would act on an
+ * I/O that cannot be done.
+ */
+static noinline __cold int fault_map_misaligned(struct fault_c *fc, struct bio *bio,
+						unsigned int op, sector_t sector)
+{
+	struct fault_per_bio *pb;
+
+	if (unlikely(READ_ONCE(fc->map_bits) & FAULT_MAP_FIRST) && !fault_tag_room(fc, bio))
+		return DM_MAPIO_KILL;
+	pb = fault_per_bio_init(bio, op);
+	pb->bytes = bio->bi_iter.bi_size;
+	fault_count(fc, op, pb->bytes);
+	DMWARN_LIMIT("%s: %s of %u bytes at sector %llu refused: not whole %u-byte blocks of %pg",
+		     fault_dev_name(fc), fault_op_name(op), pb->bytes,
+		     (unsigned long long)sector, bdev_logical_block_size(fc->dev->bdev),
+		     fc->dev->bdev);
+	bio->bi_status = BLK_STS_IOERR;
+	bio_endio(bio);
+	return DM_MAPIO_SUBMITTED;
+}
+
+/*
  * A bio that no rule takes, on a device with no bad-block map, no cache
  * and a device below, goes below as through dm-linear, and map makes no
  * call but dm-linear's: its per-bio data is looked up only by
@@ -437,6 +480,8 @@ static int fault_map(struct dm_target *ti, struct bio *bio)
 	struct fault_ruleset *set;
 	unsigned int opbits, i;
 
+	if (unlikely(fault_misaligned(fc, bio, sector)))
+		return fault_map_misaligned(fc, bio, op, sector);
 	if (unlikely(bits)) {
 		if (bits & FAULT_MAP_FULL)
 			return fault_map_full(fc, bio, op, sector);

@@ -103,6 +103,60 @@ dmsetup remove fb
 dmsetup remove eb
 nullb_destroy nb4k
 
+# --- a device below that grows its logical blocks ------------------------
+# dm stacks queue limits at a table load: a device stacked on another keeps
+# 512-byte blocks when the one below is reloaded onto a disk of 4 KiB.  A
+# fault device fails a bio that is not whole blocks of its device below,
+# with the reason.  The disk of 4 KiB here is a loop device, which fails
+# such a write itself where null_blk would write past its page: the
+# target's refusal is told from the loop's by the reason logged.
+growing_blocks() {
+	local LS=131072
+
+	# the fault device in the middle, dm-linear above it
+	dm_create ga "0 $LS fault $NB 0"
+	dm_create gc "0 $LS linear /dev/mapper/ga 0"
+	check "growing blocks: the middle device is reloaded onto the 4 KiB disk" \
+		dmsetup reload ga --table "0 $LS fault $L4 0"
+	check "growing blocks: and resumed" dmsetup resume ga
+	expect "growing blocks: 4 KiB blocks in the middle, 512 bytes above" "4096 512" \
+		"$(blockdev --getss /dev/mapper/ga) $(blockdev --getss /dev/mapper/gc)"
+	refused "growing blocks: a write of 4 KiB at sector 6 from above is refused" \
+		"fault: [0-9]+:[0-9]+: write of 4096 bytes at sector 6 refused: not whole 4096-byte blocks of ${L4#/dev/}" \
+		dd if=/dev/zero of=/dev/mapper/gc bs=4096 seek=3072 count=1 oflag=direct,seek_bytes status=none
+	check "growing blocks: a write of whole blocks from above goes through" \
+		dd if=/dev/zero of=/dev/mapper/gc bs=4096 seek=1 count=1 oflag=direct status=none
+	expect "growing blocks: the refused write counted as a failed write" \
+		"bios=2 bytes=8192 failed=1 failed_bytes=4096" \
+		"$(dmsetup message ga 0 stats | awk '$1 == "op" && $2 == "write" {print $3, $4, $5, $6}')"
+	dmsetup remove gc
+	dmsetup remove ga
+	# the fault device on top, dm-linear below it
+	dm_create ga "0 $LS linear $NB 0"
+	dm_create gc "0 $LS fault /dev/mapper/ga 0 1 error:op=write,p=100%"
+	dmsetup reload ga --table "0 $LS linear $L4 0" && dmsetup resume ga
+	expect "growing blocks: 4 KiB blocks below the fault device, 512 bytes in it" "4096 512" \
+		"$(blockdev --getss /dev/mapper/ga) $(blockdev --getss /dev/mapper/gc)"
+	refused "growing blocks: the fault device on top refuses before its rules" \
+		"fault: [0-9]+:[0-9]+: write of 512 bytes at sector 7 refused: not whole 4096-byte blocks of dm-[0-9]+" \
+		dd if=/dev/zero of=/dev/mapper/gc bs=512 seek=7 count=1 oflag=direct status=none
+	expect "growing blocks: the rule did not act on the refused write" "injected=0" \
+		"$(dmsetup message gc 0 stats | awk '/^rule 1/ {print $7}')"
+	dmsetup remove gc
+	dmsetup remove ga
+}
+modprobe loop 2>/dev/null
+truncate -s 64M /dev/shm/lbs4k.img
+L4=$(losetup -f --show --sector-size 4096 /dev/shm/lbs4k.img)
+if [ -b "$L4" ] && [ "$(blockdev --getss "$L4")" = 4096 ]; then
+	ok "growing blocks: a loop disk of 4 KiB sectors"
+	growing_blocks
+	losetup -d "$L4"
+else
+	fail "growing blocks: a loop disk of 4 KiB sectors" "loop device: '$L4'"
+fi
+rm -f /dev/shm/lbs4k.img
+
 # --- error rule at a rate ------------------------------------------------
 dm_create er "0 $S fault $NB 0 1 error:op=read,p=1%,seed=99"
 fio --name=r --filename=/dev/mapper/er --rw=randread --bs=4k --direct=1 \
