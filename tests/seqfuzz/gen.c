@@ -271,6 +271,27 @@ static int suspended_on_path(const struct sf_gen *g, int d)
 }
 
 /*
+ * The largest logical block on @d's path as the devices below are now: a
+ * device keeps the block it was loaded with when one below is reloaded
+ * onto a disk of larger blocks, and its smaller I/O is then refused.
+ */
+static unsigned int path_lbs(const struct sf_gen *g, int d)
+{
+	unsigned int lbs = g->dev[d].lbs, below, n;
+
+	for (n = 0; n < SF_DEVS && g->dev[d].below >= 0; n++) {
+		below = g->dev[d].below < SF_DISKS ? g->disks[g->dev[d].below].lbs :
+			g->dev[g->dev[d].below - SF_DISKS].lbs;
+		if (below > lbs)
+			lbs = below;
+		if (g->dev[d].below < SF_DISKS)
+			break;
+		d = g->dev[d].below - SF_DISKS;
+	}
+	return lbs;
+}
+
+/*
  * "create" or "load": a table for device @d.  The line is
  * "<op> dmfzD <type> <len> <params>" where params are the table's words
  * after the type, with the disk below named dN or the device mN.
@@ -326,6 +347,7 @@ static void gen_table(struct sf_gen *g, struct sf_out *o, const char *op, int d)
 	gd->len = len;
 	gd->lbs = lbs;
 	gd->next_id = 1;
+	gd->wr_len = 0;
 }
 
 static const char *const words[] = {
@@ -570,14 +592,16 @@ static void gen_io(struct sf_gen *g, struct sf_out *o, int d)
 		"zeroes",
 	};
 	struct sf_rng *r = &g->rng;
-	const struct sf_gdev *gd = &g->dev[d];
-	uint64_t bytes = gd->len << 9, lbs = gd->lbs, off, len;
+	struct sf_gdev *gd = &g->dev[d];
+	uint64_t bytes = gd->len << 9, lbs, off, len;
 	const char *kind = PICK(r, kinds);
 	static const char *const flags[] = { "-", "-", "-", "-", "async", "nowait",
 					      "async,nowait", "uring", "uring,nowait",
 					      "async,uring,nowait" };
 	const char *fl = PICK(r, flags);
 
+	/* mostly I/O the path can take, sometimes what only the device's own block allows */
+	lbs = sf_chance(r, 90) ? path_lbs(g, d) : gd->lbs;
 	off = sf_below(r, bytes) / lbs * lbs;
 	switch (sf_below(r, 4)) {
 	case 0:
@@ -599,6 +623,14 @@ static void gen_io(struct sf_gen *g, struct sf_out *o, int d)
 		len = bytes > off ? (bytes - off) / lbs * lbs : lbs;
 	if (!len)
 		len = lbs;
+	/* half the reads read back the device's last write, which the shadow knows */
+	if (!strcmp(kind, "read") && gd->wr_len && sf_chance(r, 50)) {
+		off = gd->wr_off;
+		len = gd->wr_len;
+	} else if (!strcmp(kind, "write") || !strcmp(kind, "fua") || !strcmp(kind, "zeroes")) {
+		gd->wr_off = off;
+		gd->wr_len = len;
+	}
 	put(o, "io dmfz%d %s %" PRIu64 " %" PRIu64 " %s %" PRIu64, d, kind, off, len, fl,
 	    2 + sf_below(r, 0xfffffff0u));
 }

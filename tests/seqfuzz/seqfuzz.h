@@ -78,8 +78,9 @@ struct sf_gdev {
 	enum sf_type type;
 	int below;			/* a disk index, SF_DISKS + a device index, -1: none */
 	uint64_t off, len;		/* sectors */
-	unsigned int lbs;		/* the largest logical block on its path */
+	unsigned int lbs;		/* the largest logical block on its path at its load */
 	unsigned int next_id;		/* the id the next "rule add" gets */
+	uint64_t wr_off, wr_len;	/* the last write's bytes, 0: none since the table */
 };
 
 struct sf_gen {
