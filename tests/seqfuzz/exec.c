@@ -851,24 +851,18 @@ static int reload_self(struct sf_exec *x, int d, const char *name)
 	return r;
 }
 
-/**
- * sf_exec_line - run one line of a sequence, then the oracles
- * @x: the executor
- * @line: the line (see README)
- *
- * Return: 0 if it ran (whatever the kernel answered), -EINVAL if the line
- * does not parse.  A finding is in @x->fail.
+/*
+ * The operation of one line: 0 with its result (whatever the kernel
+ * answered) in *@res, or -EINVAL if the line does not parse.
  */
-int sf_exec_line(struct sf_exec *x, const char *line)
+static int run_op(struct sf_exec *x, const char *line, int *res)
 {
 	char buf[SF_LINE], *save = NULL, *op, *dev, *rest;
 	struct sf_edev *e;
 	struct sf_table t;
-	bool reason = false;
 	int d, r = 0;
 
 	snprintf(buf, sizeof(buf), "%s", line);
-	ctl_running(x, line);
 	op = strtok_r(buf, " ", &save);
 	dev = strtok_r(NULL, " ", &save);
 	rest = strtok_r(NULL, "", &save);
@@ -882,14 +876,15 @@ int sf_exec_line(struct sf_exec *x, const char *line)
 		r = op[0] == 'k' ? do_kmsg(a) : do_disk_write(x, a);
 		if (r == -EINVAL)
 			return r;
-		goto out;
+		*res = r;
+		return 0;
 	}
 	if (!strcmp(op, "alloc")) {
 		char a[SF_LINE];
 
 		snprintf(a, sizeof(a), "%s%s%s", dev, rest ? " " : "", rest ? rest : "");
-		r = do_alloc(x, a);
-		goto out;
+		*res = do_alloc(x, a);
+		return 0;
 	}
 	d = dev_index(dev);
 	if (d < 0)
@@ -945,13 +940,37 @@ int sf_exec_line(struct sf_exec *x, const char *line)
 	} else {
 		return -EINVAL;
 	}
-out:
-	ctl_running(x, NULL);
+	*res = r;
+	return 0;
+}
+
+/**
+ * sf_exec_line - run one line of a sequence, then the oracles
+ * @x: the executor
+ * @line: the line (see README)
+ *
+ * The watchdog watches the line and its oracles, which may wait on the
+ * devices too (reaping I/O, asking status).
+ *
+ * Return: 0 if it ran (whatever the kernel answered), -EINVAL if the line
+ * does not parse.  A finding is in @x->fail.
+ */
+int sf_exec_line(struct sf_exec *x, const char *line)
+{
+	bool reason = false;
+	int r = 0;
+
+	ctl_running(x, line);
+	if (run_op(x, line, &r)) {
+		ctl_running(x, NULL);
+		return -EINVAL;
+	}
 	if (x->verbose)
 		printf("# %s -> %d\n", line, r);
 	reap_done(x);
 	drain_kmsg(x, &reason);
 	check_status(x);
+	ctl_running(x, NULL);
 	return 0;
 }
 
