@@ -48,30 +48,37 @@ static bool dft_debugfs_mounted(void)
 }
 
 /*
- * Does modprobe know module @name for the running kernel?  Its line in
- * modules.dep starts with its path, "<dir>/<name>.ko[.xz|.zst|.gz]:".
- * 1 yes, 0 no, -1 cannot tell (no modules.dep).
+ * Which of modules @names does modprobe know for the running kernel?  A
+ * module's line in modules.dep starts with its path,
+ * "<dir>/<name>.ko[.xz|.zst|.gz]:".  Bit i for @names[i], in one read of
+ * the file; -1 cannot tell (no modules.dep).
  */
-static int dft_module_installed(const char *release, const char *name)
+static int dft_modules_installed(const char *release, const char *const *names,
+				 unsigned int nr)
 {
 	char path[512], line[4096], *colon, *base;
-	size_t n = strlen(name);
+	unsigned int i;
 	int found = 0;
+	size_t n;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", release);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	while (!found && fgets(line, sizeof(line), f)) {
+	while (fgets(line, sizeof(line), f)) {
 		colon = strchr(line, ':');
 		if (!colon)
 			continue;
 		*colon = '\0';
 		base = strrchr(line, '/');
 		base = base ? base + 1 : line;
-		found = !strncmp(base, name, n) && !strncmp(base + n, ".ko", 3) &&
-			(!base[n + 3] || base[n + 3] == '.');
+		for (i = 0; i < nr; i++) {
+			n = strlen(names[i]);
+			if (!strncmp(base, names[i], n) && !strncmp(base + n, ".ko", 3) &&
+			    (!base[n + 3] || base[n + 3] == '.'))
+				found |= 1 << i;
+		}
 	}
 	fclose(f);
 	return found;
@@ -84,6 +91,7 @@ static int dft_module_installed(const char *release, const char *name)
  */
 int dft_alloc_present(void)
 {
+	static const char *const names[] = { "dmf_alloc", "dm-fault" };
 	const char *dir = dft_debugfs();
 	struct utsname u;
 	struct stat st;
@@ -94,8 +102,8 @@ int dft_alloc_present(void)
 		return dft_err("%s: permission denied (debugfs needs root)", dir);
 	if (!strncmp(dir, "/sys/kernel/debug/", 18) && !dft_debugfs_mounted())
 		return dft_err("debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)");
-	if (!uname(&u) && dft_module_installed(u.release, "dmf_alloc") == 0 &&
-	    dft_module_installed(u.release, "dm-fault") == 1)
+	/* dm-fault installed, dmf_alloc not */
+	if (!uname(&u) && dft_modules_installed(u.release, names, 2) == 2)
 		return dft_err("allocator hooks not loaded (dmf_alloc): not built for %s %s: they need an x86-64 kernel with kprobes and ftrace with arguments",
 			       u.machine, u.release);
 	return dft_err("allocator hooks not loaded (dmf_alloc): no %s", dir);
