@@ -46,17 +46,30 @@ if ! grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null; then
 		die "qemu-aarch64 not registered in binfmt_misc (qemu-user-static, binfmt-support)"
 fi
 
+# Remove a root that an interrupted mmdebstrap may have left with /dev/pts,
+# /dev/shm, /proc and /sys mounted in it: unmount those first (deepest
+# first), and never cross into another file system.
+remove_root() {
+	local m
+
+	[ -e "$1" ] || return 0
+	while read -r m; do
+		umount -l "$m" || die "cannot unmount $m, left in $1 by an earlier run"
+	done < <(awk -v d="$1/" 'index($2, d) == 1 {print $2}' /proc/self/mounts | sort -r)
+	rm -rf --one-file-system "$1"
+}
+
 if [ "$(cat "$root/.dmf-arm64-root" 2>/dev/null)" != "$stamp" ]; then
 	echo "arm64-root: making $root (mmdebstrap, some minutes)" >&2
 	mkdir -p "$(dirname "$root")"
-	rm -rf "$root.new"
+	remove_root "$root.new"
 	# shellcheck disable=SC2086 # the package list, a word each
 	mmdebstrap --arch=arm64 --variant=minbase --mode=root -q \
 		--aptopt='APT::Install-Recommends "false"' \
 		--include="$(echo $pkgs | tr ' ' ,)" bookworm "$root.new" ||
 		die "mmdebstrap failed"
 	echo "$stamp" >"$root.new/.dmf-arm64-root"
-	rm -rf "$root"
+	remove_root "$root"
 	mv "$root.new" "$root"
 fi
 
