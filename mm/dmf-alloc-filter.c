@@ -325,7 +325,7 @@ bool dmfa_stack_allows(struct dmfa_hook *h, const struct dmfa_call *c)
 
 	if (!depth)
 		return true;
-	return dmf_stack_allows(&h->stack, entries, dmfa_arch_stack(c->regs, entries, depth));
+	return dmf_stack_allows(&h->stack, entries, dmfa_arch_stack(c->fregs, entries, depth));
 }
 
 /**

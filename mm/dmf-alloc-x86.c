@@ -32,8 +32,7 @@ asm(".pushsection .text, \"ax\"\n"
 	".size dmfa_return_stub, .-dmfa_return_stub\n"
 	".popsection\n");
 
-/* The probed function's return address: at the top of the stack on entry. */
-unsigned long dmfa_arch_caller(struct pt_regs *regs)
+static unsigned long dmfa_caller(struct pt_regs *regs)
 {
 	unsigned long ip;
 
@@ -42,9 +41,17 @@ unsigned long dmfa_arch_caller(struct pt_regs *regs)
 	return ip;
 }
 
-/* Make the probed function return @ret to its caller without running. */
-void dmfa_arch_fail(struct pt_regs *regs, unsigned long ret)
+/* The probed function's return address: at the top of the stack on entry. */
+unsigned long dmfa_arch_caller(struct ftrace_regs *fregs)
 {
+	return dmfa_caller(dmfa_pt_regs(fregs));
+}
+
+/* Make the probed function return @ret to its caller without running. */
+void dmfa_arch_fail(struct ftrace_regs *fregs, unsigned long ret)
+{
+	struct pt_regs *regs = dmfa_pt_regs(fregs);
+
 	regs_set_return_value(regs, ret);
 	instruction_pointer_set(regs, (unsigned long)dmfa_return_stub);
 }
@@ -76,8 +83,9 @@ unsigned long dmfa_arch_ftrace_site(unsigned long func)
  * returned: neither the ftrace trampoline nor the probed function's first
  * instruction is unwound through.
  */
-unsigned int dmfa_arch_stack(struct pt_regs *probe, unsigned long *entries, unsigned int max)
+unsigned int dmfa_arch_stack(struct ftrace_regs *fregs, unsigned long *entries, unsigned int max)
 {
+	struct pt_regs *probe = dmfa_pt_regs(fregs);
 	struct pt_regs regs = {};
 	struct unwind_state state;
 	unsigned long addr;
@@ -86,7 +94,7 @@ unsigned int dmfa_arch_stack(struct pt_regs *probe, unsigned long *entries, unsi
 	if (!max)
 		return 0;
 	/* the trampoline saved no more than these three of the unwinder's */
-	regs.ip = dmfa_arch_caller(probe);
+	regs.ip = dmfa_caller(probe);
 	regs.sp = probe->sp + sizeof(unsigned long);
 	regs.bp = probe->bp;
 	if (!regs.ip)

@@ -120,25 +120,25 @@ static bool dmfa_slab_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 	unsigned int i;
 
 	if (d->cache != DMFA_NOARG) {
-		c->cache = (struct kmem_cache *)dmfa_arch_arg(c->regs, d->cache);
+		c->cache = (struct kmem_cache *)dmfa_arch_arg(c->fregs, d->cache);
 		if (dmfa_is_boot_cache(c->cache))
 			return false;
 	}
 	if (d->size != DMFA_NOARG) {
-		c->size = dmfa_arch_arg(c->regs, d->size);
+		c->size = dmfa_arch_arg(c->fregs, d->size);
 		/* kmalloc(0) is ZERO_SIZE_PTR; large kmalloc is the page hook's */
 		if (d->cache == DMFA_NOARG && (!c->size || c->size > KMALLOC_MAX_CACHE_SIZE))
 			return false;
 	}
 	if (d->buckets != DMFA_NOARG)
-		buckets = (const void *)dmfa_arch_arg(c->regs, d->buckets);
+		buckets = (const void *)dmfa_arch_arg(c->fregs, d->buckets);
 
 	/* preemption is off in the callback: an RCU grace period waits for it */
 	filter = rcu_dereference_sched(h->cache_filter);
 	if (filter) {
 		if (!c->cache)
 			c->cache = dmfa_kmalloc_cache(c->size, c->gfp, buckets,
-						      dmfa_arch_caller(c->regs));
+						      dmfa_arch_caller(c->fregs));
 		name = c->cache ? dmfa_cache_name(c->cache) : NULL;
 		wanted = false;
 		for (i = 0; name && i < filter->nr && !wanted; i++)
@@ -155,7 +155,7 @@ static void dmfa_slab_size(struct dmfa_call *c)
 	if (d->size == DMFA_NOARG)
 		c->size = kmem_cache_size(c->cache);
 	if (d->count != DMFA_NOARG)
-		c->size *= dmfa_arch_arg(c->regs, d->count);
+		c->size *= dmfa_arch_arg(c->fregs, d->count);
 }
 
 static bool dmfa_page_wanted(struct dmfa_hook *h, struct dmfa_call *c)
@@ -163,14 +163,14 @@ static bool dmfa_page_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 	const struct dmfa_probe_desc *d = c->desc;
 
 	if (d->order != DMFA_NOARG)
-		c->order = (unsigned int)dmfa_arch_arg(c->regs, d->order);
+		c->order = (unsigned int)dmfa_arch_arg(c->fregs, d->order);
 	if (c->order < READ_ONCE(h->min_order))
 		return false;
 	if (READ_ONCE(h->ignore_gfp_highmem) && (c->gfp & __GFP_HIGHMEM))
 		return false;
 	/* space counts pages, as the kernel's fail_page_alloc does */
 	if (d->count != DMFA_NOARG)
-		c->size = max_t(int, (int)dmfa_arch_arg(c->regs, d->count), 0);
+		c->size = max_t(int, (int)dmfa_arch_arg(c->fregs, d->count), 0);
 	else
 		c->size = 1ULL << min(c->order, 31U);
 	return true;
@@ -179,7 +179,7 @@ static bool dmfa_page_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 /* The domain filters: gfp, then the hook's own (slab cache and size, or order). */
 static bool dmfa_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 {
-	c->gfp = (__force gfp_t)dmfa_arch_arg(c->regs, c->desc->gfp);
+	c->gfp = (__force gfp_t)dmfa_arch_arg(c->fregs, c->desc->gfp);
 	if (c->gfp & __GFP_NOFAIL)
 		return false;
 	if (READ_ONCE(h->ignore_gfp_wait) && (c->gfp & __GFP_DIRECT_RECLAIM))
@@ -190,7 +190,8 @@ static bool dmfa_wanted(struct dmfa_hook *h, struct dmfa_call *c)
 }
 
 /* The return value that makes the probed function look failed. */
-static unsigned long dmfa_fail_value(const struct dmfa_probe_desc *d, struct pt_regs *regs)
+static unsigned long dmfa_fail_value(const struct dmfa_probe_desc *d,
+				     struct ftrace_regs *fregs)
 {
 	struct page **array;
 	int i, n;
@@ -202,8 +203,8 @@ static unsigned long dmfa_fail_value(const struct dmfa_probe_desc *d, struct pt_
 		return 1;
 	case DMFA_RET_BULK:
 		/* a bulk allocation that adds nothing reports what was there */
-		array = (struct page **)dmfa_arch_arg(regs, d->array);
-		n = (int)dmfa_arch_arg(regs, d->count);
+		array = (struct page **)dmfa_arch_arg(fregs, d->array);
+		n = (int)dmfa_arch_arg(fregs, d->count);
 		for (i = 0; array && i < n && READ_ONCE(array[i]); i++)
 			;
 		return array ? i : 0;
@@ -237,7 +238,7 @@ static void dmfa_log_fault(struct dmfa_hook *h, const struct dmfa_call *c)
 	}
 	if (READ_ONCE(a->verbose) > 1) {
 		unsigned long chain[DMF_STACK_DEPTH_MAX];
-		unsigned int i, n = dmfa_arch_stack(c->regs, chain, ARRAY_SIZE(chain));
+		unsigned int i, n = dmfa_arch_stack(c->fregs, chain, ARRAY_SIZE(chain));
 
 		/* the chain the stack filter sees, not the trampoline's frames */
 		for (i = 0; i < n; i++)
@@ -282,9 +283,9 @@ static bool dmfa_decide(struct dmfa_hook *h, struct dmfa_call *c)
  * (FTRACE_OPS_FL_IPMODIFY).
  */
 static void dmfa_probe_hit(struct dmfa_hook *h, const struct dmfa_probe *p,
-			   struct pt_regs *regs)
+			   struct ftrace_regs *fregs)
 {
-	struct dmfa_call c = { .regs = regs, .desc = p->desc };
+	struct dmfa_call c = { .fregs = fregs, .desc = p->desc };
 
 	this_cpu_inc(*h->seen);
 	if (!dmfa_wanted(h, &c) || !dmfa_decide(h, &c))
@@ -292,7 +293,7 @@ static void dmfa_probe_hit(struct dmfa_hook *h, const struct dmfa_probe *p,
 	/* the last of times: nothing more to do, disarm (as the kernel cannot) */
 	if (READ_ONCE(h->attr.times) >= 0 && !atomic64_read(&h->attr.times_left))
 		dmfa_rearm_soon();
-	dmfa_arch_fail(regs, dmfa_fail_value(c.desc, regs));
+	dmfa_arch_fail(fregs, dmfa_fail_value(c.desc, fregs));
 }
 
 /*
@@ -319,7 +320,7 @@ static void dmfa_ftrace_func(unsigned long ip, unsigned long parent_ip,
 		p->missed++;
 		return;
 	}
-	dmfa_probe_hit(h, p, dmfa_ftrace_regs(fregs));
+	dmfa_probe_hit(h, p, fregs);
 	ftrace_test_recursion_unlock(bit);
 }
 

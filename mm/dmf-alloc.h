@@ -72,7 +72,7 @@ struct dmfa_hook;
 
 /* One trapped allocation: what the probe's callback learned. */
 struct dmfa_call {
-	struct pt_regs *regs;
+	struct ftrace_regs *fregs;
 	const struct dmfa_probe_desc *desc;
 	gfp_t gfp;
 	struct kmem_cache *cache;
@@ -129,14 +129,15 @@ struct dmfa_hook {
 
 /* Kernel interfaces that changed; DMFA_* detected by Kbuild in the headers. */
 /*
- * The registers at the ftrace call site.  The ops does not ask for
- * FTRACE_OPS_FL_SAVE_REGS: the trampoline saves the argument registers,
- * %rax, %rbp, %rip and %rsp, which is all the hooks read or write, and
- * returns to whatever %rip holds when the callback is done (the
- * FTRACE_OPS_FL_IPMODIFY contract livepatch relies on).  ftrace_get_regs()
- * answers only for full registers, so they are taken as they are.
+ * The registers at the ftrace call site, which the architecture's part
+ * reads and writes.  The ops does not ask for FTRACE_OPS_FL_SAVE_REGS: the
+ * trampoline saves the argument registers, %rax, %rbp, %rip and %rsp, which
+ * is all the hooks read or write, and returns to whatever %rip holds when
+ * the callback is done (the FTRACE_OPS_FL_IPMODIFY contract livepatch
+ * relies on).  ftrace_get_regs() answers only for full registers, so they
+ * are taken as they are: x86-64's ftrace_regs holds a struct pt_regs.
  */
-static inline struct pt_regs *dmfa_ftrace_regs(struct ftrace_regs *fregs)
+static inline struct pt_regs *dmfa_pt_regs(struct ftrace_regs *fregs)
 {
 #ifdef DMFA_ARCH_FTRACE_REGS
 	return &arch_ftrace_regs(fregs)->regs;
@@ -145,10 +146,10 @@ static inline struct pt_regs *dmfa_ftrace_regs(struct ftrace_regs *fregs)
 #endif
 }
 
-/* Argument @n (from 0) of the function whose entry @regs was taken at. */
-static inline unsigned long dmfa_arch_arg(struct pt_regs *regs, unsigned int n)
+/* Argument @n (from 0) of the function whose entry @fregs was taken at. */
+static inline unsigned long dmfa_arch_arg(struct ftrace_regs *fregs, unsigned int n)
 {
-	return regs_get_kernel_argument(regs, n);
+	return regs_get_kernel_argument(dmfa_pt_regs(fregs), n);
 }
 
 static inline void dmfa_module_text(const struct module *mod, struct dmf_range *r)
@@ -250,10 +251,10 @@ int dmfa_debugfs_init(void);
 void dmfa_debugfs_exit(void);
 
 /* dmf-alloc-x86.c: the architecture part */
-unsigned long dmfa_arch_caller(struct pt_regs *regs);
-void dmfa_arch_fail(struct pt_regs *regs, unsigned long ret);
+unsigned long dmfa_arch_caller(struct ftrace_regs *fregs);
+void dmfa_arch_fail(struct ftrace_regs *fregs, unsigned long ret);
 bool dmfa_arch_module_addr(unsigned long addr);
 unsigned long dmfa_arch_ftrace_site(unsigned long func);
-unsigned int dmfa_arch_stack(struct pt_regs *regs, unsigned long *entries, unsigned int max);
+unsigned int dmfa_arch_stack(struct ftrace_regs *fregs, unsigned long *entries, unsigned int max);
 
 #endif /* _DMF_ALLOC_H */
