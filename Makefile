@@ -119,7 +119,7 @@ modules:
 		$(MAKE) -s -C $${KDIR:-$$KROOT/lib/modules/$$k/build} M=$$s $(KBUILD_OPTS) modules; \
 		cp $$s/*.ko $(TOP)/build/$$k/; \
 		[ -e $$s/dmf_alloc.ko ] || echo "  dmf_alloc not built for $$k: the allocator hooks" \
-			"need an x86-64 kernel with kprobes and ftrace with arguments"; \
+			"need an x86-64 or arm64 kernel with kprobes and ftrace with arguments"; \
 	done
 
 ifeq ($(ARCH),arm64)
