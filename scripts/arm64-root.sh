@@ -83,7 +83,10 @@ for img in "$root"/boot/vmlinuz-*; do
 	if [ ! -e "$tree/Makefile" ]; then
 		(cd "$debs" && apt-get download -q "linux-headers-$k:arm64" >/dev/null) ||
 			die "cannot download linux-headers-$k:arm64"
-		dpkg-deb -x "$debs"/linux-headers-"$k"_*_arm64.deb "$root"
+		# not into the root itself: dpkg-deb -x would make its lib
+		# (a link to usr/lib) a directory of the package's lib/modules
+		dpkg-deb -x "$debs"/linux-headers-"$k"_*_arm64.deb "$debs/$k"
+		cp -a "$debs/$k/usr/src/." "$root/usr/src/"
 	fi
 	# Relative, so that it leads to the tree from the host as in the guest.
 	ln -sfn "../../../usr/src/linux-headers-$k" "$root/lib/modules/$k/build"

@@ -363,6 +363,12 @@ static noinline int fault_map_slow(struct fault_c *fc, struct bio *bio, unsigned
 	return fault_act(fc, pb, bio);
 }
 
+/* Does @rule's action end a bio without a device below (error, drop)? */
+static bool fault_act_completes(const struct fault_rule *rule)
+{
+	return rule->cfg.action == FAULT_ACT_ERROR || rule->cfg.action == FAULT_ACT_DROP;
+}
+
 /*
  * map of a device with a bad-block map, a write cache or no device below
  * (fault-error), and of a device's first bio.  Out of line so that map of
@@ -401,13 +407,10 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
 			rcu_read_unlock_sched();
 	}
 
-	if (unlikely(!fc->dev)) {
-		/* fault-error: nothing below; a disabled rule still fails */
-		if (!pb->rule)
-			return DM_MAPIO_KILL;
-	} else {
+	if (fc->dev)
 		fault_remap(fc, bio, sector);
-	}
+	else if (!pb->rule)
+		return DM_MAPIO_KILL;	/* fault-error, a disabled rule: fails */
 	if (unlikely(pb->rule))
 		fault_log(fc, pb->rule, pb->op, sector, pb->bytes);
 	if (unlikely(fc->cache)) {
@@ -415,8 +418,19 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
 		if (cr != FAULT_CACHE_PASS)
 			return cr == FAULT_CACHE_REMAP ? DM_MAPIO_REMAPPED : DM_MAPIO_SUBMITTED;
 	}
-	if (unlikely(pb->rule))
+	if (unlikely(pb->rule)) {
+		if (unlikely(!fc->dev) && !fault_act_completes(pb->rule)) {
+			/*
+			 * fault-error: an action that would send the bio
+			 * below (corrupt, torn, delay, stall) has nowhere to
+			 * send it, and the bio fails as without the rule.
+			 */
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+			return DM_MAPIO_SUBMITTED;
+		}
 		return fault_act(fc, pb, bio);
+	}
 	return DM_MAPIO_REMAPPED;
 }
 
@@ -428,11 +442,21 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
  * would reach the driver below, which trusts the block layer's alignment
  * (null_blk copies a 4 KiB block to the bio's offset in its page, past the
  * page's end).  An empty flush has no sector to check.
+ *
+ * No logical block is larger than a page (blk_validate_block_size()), so a
+ * bio of whole pages at a page's sector is whole blocks of any device: map
+ * tests that first, with what it has loaded for the remap, and looks the
+ * block size below up only for other bios.  Looked up for every bio, it
+ * added at most 25 guest instructions per 4 KiB I/O against dm-linear
+ * (bench/run, null_blk randread and randwrite, 6.1 and 6.12: one step of
+ * the measure, on 6.12's randwrite only).
  */
 static inline bool fault_misaligned(struct fault_c *fc, struct bio *bio, sector_t sector)
 {
 	unsigned int nr = bio_sectors(bio);
 
+	if (likely(!(((fc->start + sector) | nr) & (PAGE_SECTORS - 1))))
+		return false;
 	return nr && fc->dev &&
 	       ((fc->start + sector) | nr) &
 	       ((bdev_logical_block_size(fc->dev->bdev) >> SECTOR_SHIFT) - 1);

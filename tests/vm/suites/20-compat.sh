@@ -133,6 +133,28 @@ expect "fault-error: the failure is counted" "1" \
 dmsetup message er 0 rule disable 1
 io_fails "fault-error: still fails with its rule disabled" er "Input/output error" \
 	dd if=/dev/mapper/er of=/dev/null bs=4k count=1 iflag=direct status=none
+# A rule added there chooses how a bio fails, or drops a write; an action
+# that would send the bio below has nowhere to send it: the bio fails.
+for r in torn:op=write corrupt:op=write,bits=1 delay:op=write,delay=10 stall:op=write \
+	corrupt:op=read,bits=1 delay:op=read,delay=10; do
+	id=$(dmsetup message er 0 rule add "$r")
+	check "fault-error: rule add $r" test -n "$id"
+	case $r in
+	*op=read*) cmd=(dd if=/dev/mapper/er of=/dev/null bs=4k count=1 iflag=direct status=none) ;;
+	*) cmd=(dd if=/dev/zero of=/dev/mapper/er bs=4k count=1 oflag=direct status=none) ;;
+	esac
+	io_fails "fault-error: $r fails the bio" er "Input/output error" "${cmd[@]}"
+	expect "fault-error: $r took the bio" "injected=1" \
+		"$(dmsetup message er 0 stats | awk -v id="$id" '$1 == "rule" && $2 == id {print $7}')"
+	dmsetup message er 0 rule remove "$id"
+done
+id=$(dmsetup message er 0 rule add error:op=write,status=enospc)
+io_fails "fault-error: an error rule's status" er "No space left on device" \
+	dd if=/dev/zero of=/dev/mapper/er bs=4k count=1 oflag=direct status=none
+dmsetup message er 0 rule remove "$id"
+dmsetup message er 0 rule add drop:op=write >/dev/null
+check "fault-error: a dropped write is done" \
+	dd if=/dev/zero of=/dev/mapper/er bs=4k count=1 oflag=direct status=none
 dmsetup remove er
 
 # --- in-tree names, fstests style -------------------------------------------

@@ -196,11 +196,17 @@ fi
 
 # The sequences.
 echo "# seed $seed, $secs s (replay: SEQFUZZ_SEED=$seed)"
-# each sequence's line as it ends, so that a hang shows where it is
+# each sequence's line as it ends, so that a hang shows where it is, and a
+# finding's reason (the line after its "not ok") before minimising starts
 (cd $T && "$SF" run --alloc --minimise --seed "$seed" --lines 150 --seconds "$secs" "${bound[@]}" \
 	--out $T/fail.txt "${disks[@]}" 2>&1) | tee $T/run.out |
-	grep --line-buffered -E '^(not )?ok|^#   watchdog|^# (minimised|written|[0-9]+ sequences)' |
-	sed -u 's/^/#   /'
+	while IFS= read -r l; do
+		case $l in
+		"not ok"*) echo "#   $l"; IFS= read -r l && echo "#   $l" ;;
+		ok* | "#   watchdog"* | "# minimised"* | "# written"* | "# "[0-9]*" sequences"*)
+			echo "#   $l" ;;
+		esac
+	done
 rc=${PIPESTATUS[0]}
 out=$(cat $T/run.out)
 if [ $rc -eq 0 ]; then
