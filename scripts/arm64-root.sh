@@ -88,8 +88,10 @@ for img in "$root"/boot/vmlinuz-*; do
 		dpkg-deb -x "$debs"/linux-headers-"$k"_*_arm64.deb "$debs/$k"
 		cp -a "$debs/$k/usr/src/." "$root/usr/src/"
 	fi
-	# Relative, so that it leads to the tree from the host as in the guest.
-	ln -sfn "../../../usr/src/linux-headers-$k" "$root/lib/modules/$k/build"
+	# Relative, so that it leads to the tree from the host as in the guest;
+	# from where the link really is (lib is usr/lib in a merged-/usr root).
+	mods=$(realpath "$root/lib/modules/$k")
+	ln -sfn "$(realpath -m --relative-to="$mods" "$tree")" "$mods/build"
 	common=$(sed -n 's/^include //p' "$tree/Makefile")
 	kbuild=$(readlink "$tree/scripts")
 	kbuild=${kbuild#../../lib/}

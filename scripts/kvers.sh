@@ -71,6 +71,11 @@ if [ -n "${KROOT:-}" ]; then
 		exit 1
 	}
 	want=${KVERS:-${KVER:-$(built)}}
+	[ -n "$want" ] || {
+		echo "dm-fault: no kernel build tree in the arm64 root ($mods/*/build):" \
+			"scripts/arm64-root.sh makes them (as root)" >&2
+		exit 1
+	}
 else
 	want=${KVERS:-${KVER:-$(uname -r)}}
 fi

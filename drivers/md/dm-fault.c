@@ -339,6 +339,12 @@ static noinline __cold bool fault_tag_room(struct fault_c *fc, struct bio *bio)
 	return true;
 }
 
+/* May the bio's bi_private carry a tag?  Asked of a device's first bio only. */
+static inline bool fault_tag_ready(struct fault_c *fc, struct bio *bio)
+{
+	return likely(!(READ_ONCE(fc->map_bits) & FAULT_MAP_FIRST)) || fault_tag_room(fc, bio);
+}
+
 /*
  * map of a bio from the slow walk on, on a device that has no bad-block
  * map, no cache and a device below: the bio's per-bio data, the rest of
@@ -383,7 +389,7 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
 	struct fault_ruleset *set;
 	struct fault_per_bio *pb;
 
-	if (unlikely(READ_ONCE(fc->map_bits) & FAULT_MAP_FIRST) && !fault_tag_room(fc, bio))
+	if (!fault_tag_ready(fc, bio))
 		return DM_MAPIO_KILL;
 	pb = fault_per_bio_init(bio, op);
 	/* first, as a disk's medium errors: it may shorten the bio */
@@ -454,12 +460,12 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
 static inline bool fault_misaligned(struct fault_c *fc, struct bio *bio, sector_t sector)
 {
 	unsigned int nr = bio_sectors(bio);
+	sector_t edges = (fc->start + sector) | nr;
 
-	if (likely(!(((fc->start + sector) | nr) & (PAGE_SECTORS - 1))))
+	if (likely(!(edges & (PAGE_SECTORS - 1))))
 		return false;
 	return nr && fc->dev &&
-	       ((fc->start + sector) | nr) &
-	       ((bdev_logical_block_size(fc->dev->bdev) >> SECTOR_SHIFT) - 1);
+	       (edges & ((bdev_logical_block_size(fc->dev->bdev) >> SECTOR_SHIFT) - 1));
 }
 
 /*
@@ -473,7 +479,7 @@ static noinline __cold int fault_map_misaligned(struct fault_c *fc, struct bio *
 {
 	struct fault_per_bio *pb;
 
-	if (unlikely(READ_ONCE(fc->map_bits) & FAULT_MAP_FIRST) && !fault_tag_room(fc, bio))
+	if (!fault_tag_ready(fc, bio))
 		return DM_MAPIO_KILL;
 	pb = fault_per_bio_init(bio, op);
 	pb->bytes = bio->bi_iter.bi_size;

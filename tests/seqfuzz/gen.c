@@ -278,10 +278,10 @@ static int suspended_on_path(const struct sf_gen *g, int d)
 static unsigned int path_lbs(const struct sf_gen *g, int d)
 {
 	unsigned int lbs = g->dev[d].lbs, below, n;
+	uint64_t sectors;
 
 	for (n = 0; n < SF_DEVS && g->dev[d].below >= 0; n++) {
-		below = g->dev[d].below < SF_DISKS ? g->disks[g->dev[d].below].lbs :
-			g->dev[g->dev[d].below - SF_DISKS].lbs;
+		below_size(g, g->dev[d].below, &sectors, &below);
 		if (below > lbs)
 			lbs = below;
 		if (g->dev[d].below < SF_DISKS)
