@@ -250,8 +250,13 @@ soak: need-check
 		p=$$((p + $${l%% *})); l=$${l#*, }; f=$$((f + $${l%% *})); \
 	done; echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
 
+ifeq ($(ARCH),arm64)
+lint: need-lint
+	@scripts/lint.sh $$(scripts/kvers.sh --build)
+else
 lint: need-lint
 	@scripts/lint.sh $(K)
+endif
 
 bench: need-bench
 	@$(MAKE) -s modules tools KVERS="$(K)"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dmf_alloc, the arm64 part: a probed function's arguments at its entry,
- * failing it by returning at once with a chosen value, and telling module
- * memory from the kernel image.  dmf-alloc-x86.c is the same for x86-64.
+ * failing it by returning at once with a chosen value, and its callers.
+ * dmf-alloc-x86.c is the same for x86-64.
  *
  * With DYNAMIC_FTRACE_WITH_ARGS (arm64 from 6.2; Debian's 6.1 has only
  * WITH_REGS, where Kbuild leaves dmf_alloc out), a traced function starts
@@ -16,7 +16,7 @@
 #include <linux/ftrace.h>
 #include <linux/stacktrace.h>
 #include <linux/uaccess.h>
-#include <asm/memory.h>
+#include <asm/insn-def.h>
 
 #include "dmf-alloc.h"
 
@@ -44,12 +44,6 @@ void dmfa_arch_fail(struct ftrace_regs *fregs, unsigned long ret)
 {
 	ftrace_regs_set_return_value(fregs, ret);
 	ftrace_regs_set_instruction_pointer(fregs, *dmfa_lr(fregs));
-}
-
-/* Module text and data live in [MODULES_VADDR, MODULES_END). */
-bool dmfa_arch_module_addr(unsigned long addr)
-{
-	return addr >= MODULES_VADDR && addr < MODULES_END;
 }
 
 /*

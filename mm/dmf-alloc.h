@@ -261,7 +261,6 @@ void dmfa_debugfs_exit(void);
 /* dmf-alloc-x86.c, dmf-alloc-arm64.c: the architecture part */
 unsigned long dmfa_arch_caller(struct ftrace_regs *fregs);
 void dmfa_arch_fail(struct ftrace_regs *fregs, unsigned long ret);
-bool dmfa_arch_module_addr(unsigned long addr);
 unsigned long dmfa_arch_ftrace_site(unsigned long func);
 unsigned int dmfa_arch_stack(struct ftrace_regs *fregs, unsigned long *entries, unsigned int max);
 
