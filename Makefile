@@ -57,8 +57,9 @@
 #                   for the arm64 kernels of the root that scripts/arm64-root.sh
 #                   makes (ARM64_ROOT, default /var/cache/dm-fault/arm64-root;
 #                   make deps-arm64 installs what it needs); KVERS: some
-#   make check-arm64  make ARCH=arm64, then the target, cache and bad-block
-#                   suites on each of them under qemu-system-aarch64.  Not part
+#   make check-arm64  make ARCH=arm64, then the target, allocator-hook, cache
+#                   and bad-block suites on each of them under
+#                   qemu-system-aarch64.  Not part
 #                   of make check
 #   make clean
 #
@@ -119,7 +120,7 @@ modules:
 		$(MAKE) -s -C $${KDIR:-$$KROOT/lib/modules/$$k/build} M=$$s $(KBUILD_OPTS) modules; \
 		cp $$s/*.ko $(TOP)/build/$$k/; \
 		[ -e $$s/dmf_alloc.ko ] || echo "  dmf_alloc not built for $$k: the allocator hooks" \
-			"need an x86-64 kernel with kprobes and ftrace with arguments"; \
+			"need an x86-64 or arm64 kernel with kprobes and ftrace with arguments"; \
 	done
 
 ifeq ($(ARCH),arm64)
@@ -151,7 +152,7 @@ tools-arm64:
 		$(A64)/layer/tests/vm/bin/
 
 # One VM at a time, each arm64 kernel in turn (TCG: slow).
-ARM64_SUITES ?= 10-target 50-cache 57-bad
+ARM64_SUITES ?= 10-target 30-alloc 50-cache 57-bad
 check-arm64:
 	@$(MAKE) -s modules tools ARCH=arm64
 	@rc=0; for k in $$(KROOT=$(ARM64_ROOT) scripts/kvers.sh --build); do \
@@ -250,8 +251,13 @@ soak: need-check
 		p=$$((p + $${l%% *})); l=$${l#*, }; f=$$((f + $${l%% *})); \
 	done; echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
 
+ifeq ($(ARCH),arm64)
+lint: need-lint
+	@scripts/lint.sh $$(scripts/kvers.sh --build)
+else
 lint: need-lint
 	@scripts/lint.sh $(K)
+endif
 
 bench: need-bench
 	@$(MAKE) -s modules tools KVERS="$(K)"

@@ -13,15 +13,15 @@
  * first instruction (ENDBR or the ftrace call), so the registration is
  * refused: no breakpoint is written and ftrace is not touched, which
  * matters when the symbol is an allocator another CPU is running through.
- * Modules are found on the module list under RCU, and a module notifier
- * keeps the ranges right as modules come and go.
+ * Modules are found by name among the module objects in sysfs, and a
+ * module notifier keeps the ranges right as modules come and go.
  */
 #define pr_fmt(fmt) "dmf_alloc: " fmt
 
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
-#include <linux/rculist.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -170,34 +170,41 @@ static int dmfa_symbol_extent(unsigned long addr, struct dmf_range *r)
 }
 
 /*
- * The text of module @name, found on the module list, which has no head
- * a module can name: walk it from this module's own entry and skip the
- * one node that is not in module memory.
+ * The module the notifier is called for as it comes: it is not in sysfs
+ * until after the call, but what it runs from its init on is in scope.
+ * Under dmfa_lock.
+ */
+static const struct module *dmfa_coming;
+
+/*
+ * The text of module @name.  Every module's sysfs object is in one kset,
+ * ours too, and kset_find_obj() takes a reference: free_module() waits for
+ * the last one, so the module stays while its range is read.  Built-in
+ * "modules" (parameters only) have no struct module and do not match.
+ * Caller holds dmfa_lock.
  */
 static bool dmfa_module_range(const char *name, const struct module *going,
 			      struct dmf_range *r)
 {
-	const struct module *mod = NULL, *m;
-	struct list_head *pos;
+	struct kobject *kobj;
+	const struct module *mod;
+	bool found;
 
-	rcu_read_lock();
-	for (pos = rcu_dereference(list_next_rcu(&THIS_MODULE->list));
-	     pos != &THIS_MODULE->list; pos = rcu_dereference(list_next_rcu(pos))) {
-		if (!dmfa_arch_module_addr((unsigned long)pos))
-			continue;
-		m = list_entry(pos, struct module, list);
-		if (m != going && m->state != MODULE_STATE_UNFORMED &&
-		    m->state != MODULE_STATE_GOING && !strcmp(m->name, name)) {
-			mod = m;
-			break;
-		}
+	lockdep_assert_held(&dmfa_lock);
+	if (dmfa_coming && !strcmp(dmfa_coming->name, name)) {
+		dmfa_module_text(dmfa_coming, r);
+		return true;
 	}
-	if (!mod && !strcmp(THIS_MODULE->name, name))
-		mod = THIS_MODULE;
-	if (mod)
+	kobj = kset_find_obj(THIS_MODULE->mkobj.kobj.kset, name);
+	if (!kobj)
+		return false;
+	mod = container_of(kobj, struct module_kobject, kobj)->mod;
+	found = mod && mod != going && mod->state != MODULE_STATE_UNFORMED &&
+		mod->state != MODULE_STATE_GOING;
+	if (found)
 		dmfa_module_text(mod, r);
-	rcu_read_unlock();
-	return mod;
+	kobject_put(kobj);
+	return found;
 }
 
 /* The extent of symbol @name; -ENOENT, or -EAGAIN if its module is not loaded. */
@@ -387,6 +394,8 @@ static int dmfa_module_event(struct notifier_block *nb, unsigned long state, voi
 	if (state != MODULE_STATE_COMING && state != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
 	mutex_lock(&dmfa_lock);
+	if (state == MODULE_STATE_COMING)
+		dmfa_coming = mod;
 	for (i = 0; i < DMFA_NR_HOOKS; i++) {
 		for (l = 0; l < DMFA_NR_LISTS; l++) {
 			if (dmfa_hooks[i].lists[l]) {
@@ -396,6 +405,7 @@ static int dmfa_module_event(struct notifier_block *nb, unsigned long state, voi
 			}
 		}
 	}
+	dmfa_coming = NULL;
 	mutex_unlock(&dmfa_lock);
 	return NOTIFY_OK;
 }

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dmf_alloc, the x86-64 part: a probed function's arguments at its entry,
- * failing it by returning at once with a chosen value, and telling module
- * memory from the kernel image.  An arm64 port replaces this file.
+ * failing it by returning at once with a chosen value, and its callers.
+ * dmf-alloc-arm64.c is the same for arm64.
  */
 #include <linux/ftrace.h>
 #include <linux/linkage.h>
 #include <linux/objtool.h>
 #include <linux/uaccess.h>
 #include <asm/ibt.h>
-#include <asm/pgtable_types.h>
 #include <asm/ptrace.h>
 #include <asm/unwind.h>
 
@@ -54,12 +53,6 @@ void dmfa_arch_fail(struct ftrace_regs *fregs, unsigned long ret)
 
 	regs_set_return_value(regs, ret);
 	instruction_pointer_set(regs, (unsigned long)dmfa_return_stub);
-}
-
-/* Module text and data live in [MODULES_VADDR, MODULES_END). */
-bool dmfa_arch_module_addr(unsigned long addr)
-{
-	return addr >= MODULES_VADDR && addr < MODULES_END;
 }
 
 /*

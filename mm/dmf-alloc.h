@@ -137,6 +137,7 @@ struct dmfa_hook {
  * relies on).  ftrace_get_regs() answers only for full registers, so they
  * are taken as they are: x86-64's ftrace_regs holds a struct pt_regs.
  */
+#ifdef CONFIG_X86_64
 static inline struct pt_regs *dmfa_pt_regs(struct ftrace_regs *fregs)
 {
 #ifdef DMFA_ARCH_FTRACE_REGS
@@ -151,6 +152,13 @@ static inline unsigned long dmfa_arch_arg(struct ftrace_regs *fregs, unsigned in
 {
 	return regs_get_kernel_argument(dmfa_pt_regs(fregs), n);
 }
+#else
+/* arm64: x0-x7 as the trampoline saved them */
+static inline unsigned long dmfa_arch_arg(struct ftrace_regs *fregs, unsigned int n)
+{
+	return ftrace_regs_get_argument(fregs, n);
+}
+#endif
 
 static inline void dmfa_module_text(const struct module *mod, struct dmf_range *r)
 {
@@ -250,10 +258,9 @@ int dmfa_nths_write(char *val);
 int dmfa_debugfs_init(void);
 void dmfa_debugfs_exit(void);
 
-/* dmf-alloc-x86.c: the architecture part */
+/* dmf-alloc-x86.c, dmf-alloc-arm64.c: the architecture part */
 unsigned long dmfa_arch_caller(struct ftrace_regs *fregs);
 void dmfa_arch_fail(struct ftrace_regs *fregs, unsigned long ret);
-bool dmfa_arch_module_addr(unsigned long addr);
 unsigned long dmfa_arch_ftrace_site(unsigned long func);
 unsigned int dmfa_arch_stack(struct ftrace_regs *fregs, unsigned long *entries, unsigned int max);
 

@@ -18,7 +18,29 @@ SYS=$W/sys
 DMSETUP=$(command -v dmsetup)
 ENOMEM=12
 
+# What Kbuild asks of a kernel for dmf_alloc: the first of these it lacks.
+alloc_lacks() {
+	local c=/boot/config-$KVER o
+
+	[ -r "$c" ] || { echo "(no $c)"; return; }
+	grep -qE '^CONFIG_(X86_64|ARM64)=y' "$c" || { echo "X86_64 or ARM64"; return; }
+	for o in KPROBES DYNAMIC_FTRACE HAVE_DYNAMIC_FTRACE_WITH_ARGS; do
+		grep -q "^CONFIG_$o=y" "$c" || { echo "$o"; return; }
+	done
+}
+
 check "modules load" dmf_load
+if [ ! -e "$BUILD/dmf_alloc.ko" ]; then
+	# built everywhere the kernel allows: absent only where it does not
+	lacks=$(alloc_lacks)
+	if [ -n "$lacks" ]; then
+		ok "dmf_alloc not built for $KVER: the kernel has no $lacks"
+	else
+		fail "dmf_alloc not built for $KVER" "its config has all Kbuild asks for"
+	fi
+	ktap_end
+	exit
+fi
 if [ ! -d $D ]; then
 	fail "dmf_alloc debugfs directory" "no $D"
 	ktap_end

@@ -506,7 +506,7 @@ if cp "$dep" /tmp/modules.dep.orig; then
 		"allocator hooks not loaded (dmf_alloc): no /nonexistent" dmfault alloc show
 	echo "updates/dkms/dm-fault.ko: kernel/drivers/md/dm-mod.ko" >> "$dep"
 	want "alloc on a kernel dm-fault is installed for without dmf_alloc says why" 1 \
-		"not built for $(uname -m) $KVER: they need an x86-64 kernel with kprobes and ftrace with arguments" \
+		"not built for $(uname -m) $KVER: they need an x86-64 or arm64 kernel with kprobes and ftrace with arguments" \
 		dmfault alloc show
 	cat /tmp/modules.dep.orig > "$dep"
 else

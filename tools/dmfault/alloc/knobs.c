@@ -104,7 +104,7 @@ int dft_alloc_present(void)
 		return dft_err("debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)");
 	/* dm-fault installed, dmf_alloc not */
 	if (!uname(&u) && dft_modules_installed(u.release, names, 2) == 2)
-		return dft_err("allocator hooks not loaded (dmf_alloc): not built for %s %s: they need an x86-64 kernel with kprobes and ftrace with arguments",
+		return dft_err("allocator hooks not loaded (dmf_alloc): not built for %s %s: they need an x86-64 or arm64 kernel with kprobes and ftrace with arguments",
 			       u.machine, u.release);
 	return dft_err("allocator hooks not loaded (dmf_alloc): no %s", dir);
 }
