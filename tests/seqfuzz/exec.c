@@ -392,6 +392,38 @@ static void msg_quiet(const char *dev, const char *msg)
 }
 
 /*
+ * Resume device @d, as a user would to free what waits on it.  A loaded
+ * table can fail to go live where it loaded (dm checks that its devices
+ * below are long enough only as it goes live), and the device then stays
+ * suspended: the loaded table is dropped (*@cleared) and the live one
+ * resumed.
+ */
+static int resume_anyway(int d, bool *cleared)
+{
+	char name[16];
+	int r;
+
+	snprintf(name, sizeof(name), "dmfz%d", d);
+	*cleared = false;
+	r = dft_dm_resume(name);
+	if (r && !dft_dm_clear(name)) {
+		*cleared = true;
+		r = dft_dm_resume(name);
+	}
+	return r;
+}
+
+/* The view of a device after resume_anyway() returned @r: which table is live. */
+static void resumed_view(struct sf_edev *e, int r, bool cleared)
+{
+	if (!r && !cleared && e->has_next)
+		e->live = e->next;
+	if (!r || cleared)
+		e->has_next = false;
+	e->suspended = r != 0;
+}
+
+/*
  * Wait for @io up to @ms; then let held bios go: "release" to every
  * device, then a suspend and resume of each (presuspend releases what
  * delay and stall rules hold).  Returns false if it is still held.
@@ -418,9 +450,12 @@ static bool io_wait(struct sf_exec *x, struct sf_io *io, unsigned int ms)
 			if (step == 0) {
 				msg_quiet(name, "release");
 			} else if (step == 1 && !x->dev[d].suspended) {
+				bool cleared;
+				int r;
+
 				dft_dm_suspend(name, true);
-				dft_dm_resume(name);
-				x->dev[d].has_next = false;
+				r = resume_anyway(d, &cleared);
+				resumed_view(&x->dev[d], r, cleared);
 			}
 		}
 		if (x->verbose)
@@ -598,12 +633,46 @@ static void alloc_reset(struct sf_exec *x)
  * SF_CTL_STUCK_MS the watchdog resumes every suspended device and then
  * releases every device's held bios once a second (a stall rule holds the
  * next bio of a write-back again), as that user would from another shell.
- * A line still running SF_CTL_HUNG_MS later is a finding: the watchdog
- * prints it and ends the process, since the stuck thread can neither be
- * stopped nor waited for.
+ * A line still running --hung-seconds later is a finding: the watchdog
+ * prints the blocked tasks' stacks and the finding and ends the process,
+ * since the stuck thread can neither be stopped nor waited for.
  */
 #define SF_CTL_STUCK_MS	10000
-#define SF_CTL_HUNG_MS	60000
+
+/*
+ * The watchdog's resume_anyway() runs beside the line's thread, which owns
+ * the view of the devices: what it did waits in x->unstuck_* until that
+ * thread takes it (take_unstuck()).
+ */
+static void ctl_resume(struct sf_exec *x, int d)
+{
+	bool cleared;
+	int r = resume_anyway(d, &cleared);
+
+	pthread_mutex_lock(&x->lock);
+	if (cleared)
+		x->unstuck_cleared |= 1U << d;
+	if (!r)
+		x->unstuck_resumed |= 1U << d;
+	pthread_mutex_unlock(&x->lock);
+}
+
+static void take_unstuck(struct sf_exec *x)
+{
+	unsigned int cleared, resumed;
+	int d;
+
+	pthread_mutex_lock(&x->lock);
+	cleared = x->unstuck_cleared;
+	resumed = x->unstuck_resumed;
+	x->unstuck_cleared = 0;
+	x->unstuck_resumed = 0;
+	pthread_mutex_unlock(&x->lock);
+	for (d = 0; d < SF_DEVS; d++)
+		if ((cleared | resumed) & (1U << d))
+			resumed_view(&x->dev[d], resumed & (1U << d) ? 0 : -EIO,
+				     cleared & (1U << d));
+}
 
 static void ctl_unstick(struct sf_exec *x, bool resume)
 {
@@ -615,9 +684,34 @@ static void ctl_unstick(struct sf_exec *x, bool resume)
 			continue;
 		snprintf(name, sizeof(name), "dmfz%d", d);
 		if (resume && x->dev[d].suspended)
-			dft_dm_resume(name);
+			ctl_resume(x, d);
 		msg_quiet(name, "release");
 	}
+}
+
+/*
+ * The kernel's view of a hang, printed before the finding: every blocked
+ * task's stack (sysrq w, which the kernel takes from root whatever
+ * kernel.sysrq says), as the hung-task detector would print it much later.
+ */
+static void ctl_dump_blocked(void)
+{
+	unsigned int lines = 0;
+	struct dft_kmsg k;
+	const char *text;
+	char buf[1024];
+	int fd;
+
+	dft_kmsg_mark(&k);
+	fd = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "w", 1) != 1)
+		printf("#   blocked: no sysrq-trigger: %s\n", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	dft_sleep_ms(1000);
+	while (lines++ < 1000 && dft_kmsg_next(&k, buf, sizeof(buf), &text) > 0)
+		printf("#   blocked: %s\n", text);
+	dft_kmsg_close(&k);
 }
 
 static void *ctl_watchdog(void *arg)
@@ -649,9 +743,10 @@ static void *ctl_watchdog(void *arg)
 		} else if (waited > SF_CTL_STUCK_MS && waited % 1000 == 0) {
 			ctl_unstick(x, false);
 		}
-		if (waited >= SF_CTL_STUCK_MS + SF_CTL_HUNG_MS) {
+		if (waited >= SF_CTL_STUCK_MS + x->hung_ms) {
+			ctl_dump_blocked();
 			printf("not ok - hung: '%s' has not returned in %u s\n", x->ctl_text,
-			       (SF_CTL_STUCK_MS + SF_CTL_HUNG_MS) / 1000);
+			       (SF_CTL_STUCK_MS + x->hung_ms) / 1000);
 			fflush(stdout);
 			_exit(1);
 		}
@@ -965,17 +1060,19 @@ int sf_exec_line(struct sf_exec *x, const char *line)
 		ctl_running(x, NULL);
 		return -EINVAL;
 	}
+	take_unstuck(x);
 	if (x->verbose)
 		printf("# %s -> %d\n", line, r);
 	reap_done(x);
 	drain_kmsg(x, &reason);
 	check_status(x);
 	ctl_running(x, NULL);
+	take_unstuck(x);
 	return 0;
 }
 
 int sf_exec_init(struct sf_exec *x, struct sf_disk *disks, unsigned int nr_disks, int verbose,
-		 const char *problem)
+		 const char *problem, unsigned int hung_secs)
 {
 	unsigned int i;
 
@@ -984,6 +1081,7 @@ int sf_exec_init(struct sf_exec *x, struct sf_disk *disks, unsigned int nr_disks
 	x->nr_disks = nr_disks;
 	x->verbose = verbose;
 	x->problem = problem;
+	x->hung_ms = hung_secs * 1000;
 	pthread_mutex_init(&x->lock, NULL);
 	for (i = 0; i < nr_disks; i++)
 		memset(disks[i].shadow, 0, disks[i].sectors * sizeof(uint32_t));
@@ -1019,11 +1117,16 @@ int sf_exec_end(struct sf_exec *x)
 		snprintf(name, sizeof(name), "dmfz%d", d);
 		snprintf(step, sizeof(step), "end: resume, release and recover %s", name);
 		ctl_running(x, step);
-		if (x->dev[d].suspended && !dft_dm_resume(name))
-			x->dev[d].suspended = false;
+		if (x->dev[d].suspended) {
+			bool cleared;
+
+			r = resume_anyway(d, &cleared);
+			resumed_view(&x->dev[d], r, cleared);
+		}
 		msg_quiet(name, "release");
 		msg_quiet(name, "recover");
 		ctl_running(x, NULL);
+		take_unstuck(x);
 	}
 	for (i = 0; i < SF_IOS; i++) {
 		if (!x->io[i].busy)

@@ -53,6 +53,7 @@ struct sf_run {
 	int verbose;
 	bool alloc, minimise;
 	unsigned int min_secs;		/* --minimise-seconds */
+	unsigned int hung_secs;		/* --hung-seconds */
 	const char *out, *problem;
 	uint64_t ops, msgs, refused, ios, uring_ios, io_errors, verified, skipped;
 	unsigned long sent[SF_NAMES], taken[SF_NAMES];
@@ -63,9 +64,9 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: dmf-seqfuzz run [-v] [--seed S] [--lines N] [--seconds T] [--sequences M]\n"
 		"                       [--alloc] [--out FILE] [--minimise] [--minimise-seconds U]\n"
-		"                       [--problem TEXT] DISK...\n"
+		"                       [--problem TEXT] [--hung-seconds H] DISK...\n"
 		"       dmf-seqfuzz replay [-v] [--problem TEXT] [--out FILE] [--minimise]\n"
-		"                       [--minimise-seconds U] SEQ DISK...\n"
+		"                       [--minimise-seconds U] [--hung-seconds H] SEQ DISK...\n"
 		"       dmf-seqfuzz print [--seed S] [--lines N] [--alloc] DISK...\n");
 	return 2;
 }
@@ -155,7 +156,8 @@ static int run_lines(struct sf_run *run, char **lines, const bool *use, unsigned
 	unsigned int i;
 	int r;
 
-	if (!x || sf_exec_init(x, run->disks, run->nr_disks, run->verbose, run->problem)) {
+	if (!x || sf_exec_init(x, run->disks, run->nr_disks, run->verbose, run->problem,
+				run->hung_secs)) {
 		snprintf(why, why_len, "cannot start: %s", strerror(errno));
 		return -1;
 	}
@@ -391,9 +393,11 @@ int main(int argc, char **argv)
 		{ "minimise-seconds", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "problem", required_argument, NULL, 'p' },
+		{ "hung-seconds", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct sf_run run = { .out = "seqfuzz-fail.txt", .min_secs = 900 };
+	static struct sf_run run = { .out = "seqfuzz-fail.txt", .min_secs = 900,
+				     .hung_secs = 60 };
 	uint64_t seed = 1, n = 200, secs = 0, seqs = 0, u;
 	const char *cmd;
 	int c;
@@ -440,6 +444,11 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			run.problem = optarg;
+			break;
+		case 'H':
+			if (dft_parse_u64(optarg, &u) || !u || u > 86400)
+				return usage();
+			run.hung_secs = (unsigned int)u;
 			break;
 		default:
 			return usage();

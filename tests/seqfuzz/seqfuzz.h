@@ -149,9 +149,12 @@ struct sf_exec {
 	uint64_t ctl_seq;		/* lines and end steps so far */
 	char ctl_text[SF_LINE];
 	bool ctl_stop;
+	unsigned int unstuck_cleared;	/* dmfzN bits: loaded table dropped (resume_anyway()) */
+	unsigned int unstuck_resumed;	/* dmfzN bits: resumed */
 	bool alloc_armed;		/* allocation faults may fail anything */
 	int verbose;
 	const char *problem;		/* a kernel log text that is a finding too */
+	unsigned int hung_ms;		/* a line helped this long ago still running: a finding */
 	/* counts of what ran */
 	uint64_t ops, msgs, refused, ios, uring_ios, io_errors, verified_sectors, skipped;
 	char fail[1024];		/* an oracle's finding; "" while none */
@@ -162,7 +165,7 @@ struct sf_exec {
 long sf_uring_io(int fd, int op, void *buf, uint64_t len, uint64_t off, int rw_flags);
 
 int sf_exec_init(struct sf_exec *x, struct sf_disk *disks, unsigned int nr_disks, int verbose,
-		 const char *problem);
+		 const char *problem, unsigned int hung_secs);
 int sf_exec_line(struct sf_exec *x, const char *line);
 int sf_exec_end(struct sf_exec *x);
 void sf_exec_stop(struct sf_exec *x);

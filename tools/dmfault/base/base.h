@@ -339,6 +339,7 @@ void dft_dm_put(struct dft_dev *dev);
 int dft_dm_create(const char *name, uint64_t len, const char *params);
 int dft_dm_create_as(const char *name, uint64_t len, const char *type, const char *params);
 int dft_dm_load(const char *name, uint64_t len, const char *type, const char *params);
+int dft_dm_clear(const char *name);
 int dft_dm_resume(const char *name);
 int dft_dm_suspend(const char *name, bool noflush);
 int dft_dm_remove(const char *name, bool retry);

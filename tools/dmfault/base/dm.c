@@ -325,6 +325,20 @@ int dft_dm_load(const char *name, uint64_t len, const char *type, const char *pa
 	return r;
 }
 
+/* Drop @name's inactive table, loaded but not live. */
+int dft_dm_clear(const char *name)
+{
+	struct dm_task *dmt;
+	int r;
+
+	dmt = dft_dm_task(DM_DEVICE_CLEAR, name, &r);
+	if (!dmt)
+		return r;
+	r = dft_dm_run(dmt);
+	dm_task_destroy(dmt);
+	return r;
+}
+
 /* Resume @name (its loaded table goes live) with a udev cookie: the node appears. */
 int dft_dm_resume(const char *name)
 {
