@@ -386,12 +386,18 @@ int dmfa_stack_resolve(struct dmfa_hook *h, const struct module *going)
 	return 0;
 }
 
+/*
+ * Resolve the names again as a module comes (before its init runs), goes
+ * live (now in sysfs, where a resolve between the two would not have
+ * found it) and goes.
+ */
 static int dmfa_module_event(struct notifier_block *nb, unsigned long state, void *data)
 {
 	const struct module *mod = data;
 	unsigned int i, l;
 
-	if (state != MODULE_STATE_COMING && state != MODULE_STATE_GOING)
+	if (state != MODULE_STATE_COMING && state != MODULE_STATE_LIVE &&
+	    state != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
 	mutex_lock(&dmfa_lock);
 	if (state == MODULE_STATE_COMING)
