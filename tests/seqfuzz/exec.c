@@ -423,6 +423,15 @@ static void resumed_view(struct sf_edev *e, int r, bool cleared)
 	e->suspended = r != 0;
 }
 
+/* resume_anyway() from the line's own thread, which owns the view. */
+static void resume_dev(struct sf_exec *x, int d)
+{
+	bool cleared;
+	int r = resume_anyway(d, &cleared);
+
+	resumed_view(&x->dev[d], r, cleared);
+}
+
 /*
  * Wait for @io up to @ms; then let held bios go: "release" to every
  * device, then a suspend and resume of each (presuspend releases what
@@ -450,12 +459,8 @@ static bool io_wait(struct sf_exec *x, struct sf_io *io, unsigned int ms)
 			if (step == 0) {
 				msg_quiet(name, "release");
 			} else if (step == 1 && !x->dev[d].suspended) {
-				bool cleared;
-				int r;
-
 				dft_dm_suspend(name, true);
-				r = resume_anyway(d, &cleared);
-				resumed_view(&x->dev[d], r, cleared);
+				resume_dev(x, d);
 			}
 		}
 		if (x->verbose)
@@ -1117,12 +1122,8 @@ int sf_exec_end(struct sf_exec *x)
 		snprintf(name, sizeof(name), "dmfz%d", d);
 		snprintf(step, sizeof(step), "end: resume, release and recover %s", name);
 		ctl_running(x, step);
-		if (x->dev[d].suspended) {
-			bool cleared;
-
-			r = resume_anyway(d, &cleared);
-			resumed_view(&x->dev[d], r, cleared);
-		}
+		if (x->dev[d].suspended)
+			resume_dev(x, d);
 		msg_quiet(name, "release");
 		msg_quiet(name, "recover");
 		ctl_running(x, NULL);

@@ -325,18 +325,24 @@ int dft_dm_load(const char *name, uint64_t len, const char *type, const char *pa
 	return r;
 }
 
-/* Drop @name's inactive table, loaded but not live. */
-int dft_dm_clear(const char *name)
+/* Run a task of @type on @name that needs nothing more: 0 or -errno. */
+static int dft_dm_do(int type, const char *name)
 {
 	struct dm_task *dmt;
 	int r;
 
-	dmt = dft_dm_task(DM_DEVICE_CLEAR, name, &r);
+	dmt = dft_dm_task(type, name, &r);
 	if (!dmt)
 		return r;
 	r = dft_dm_run(dmt);
 	dm_task_destroy(dmt);
 	return r;
+}
+
+/* Drop @name's inactive table, loaded but not live. */
+int dft_dm_clear(const char *name)
+{
+	return dft_dm_do(DM_DEVICE_CLEAR, name);
 }
 
 /* Resume @name (its loaded table goes live) with a udev cookie: the node appears. */
@@ -384,14 +390,9 @@ int dft_dm_suspend(const char *name, bool noflush)
  */
 int dft_dm_create_as(const char *name, uint64_t len, const char *type, const char *params)
 {
-	struct dm_task *dmt;
 	int r;
 
-	dmt = dft_dm_task(DM_DEVICE_CREATE, name, &r);
-	if (!dmt)
-		return r;
-	r = dft_dm_run(dmt);
-	dm_task_destroy(dmt);
+	r = dft_dm_do(DM_DEVICE_CREATE, name);
 	if (r)
 		return r == -EBUSY ? -EEXIST : r;
 
