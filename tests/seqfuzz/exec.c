@@ -22,6 +22,7 @@
  * path, to disk sectors no cache in use covers, updates or checks the
  * shadow.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -639,8 +640,9 @@ static void alloc_reset(struct sf_exec *x)
  * releases every device's held bios once a second (a stall rule holds the
  * next bio of a write-back again), as that user would from another shell.
  * A line still running --hung-seconds later is a finding: the watchdog
- * prints the blocked tasks' stacks and the finding and ends the process,
- * since the stuck thread can neither be stopped nor waited for.
+ * prints the blocked tasks' stacks, the devices and the I/O in flight and
+ * the finding and ends the process, since the stuck thread can neither be
+ * stopped nor waited for.
  */
 #define SF_CTL_STUCK_MS	10000
 
@@ -719,6 +721,78 @@ static void ctl_dump_blocked(void)
 	dft_kmsg_close(&k);
 }
 
+/* The first line of /sys/block/@disk/@file in @buf ("" if none). */
+static void sys_block_read(const char *disk, const char *file, char *buf, size_t len)
+{
+	char path[300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/%s", disk, file);
+	buf[0] = 0;
+	f = fopen(path, "re");
+	if (f && !fgets(buf, (int)len, f))
+		buf[0] = 0;
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/*
+ * Where the bios of a hang are: each fuzzer device's table and status,
+ * every dm device (its name, whether suspended: dm holds the bios of a
+ * suspended device before it counts them in flight) and every other block
+ * device with I/O in flight (reads, writes).
+ */
+static void ctl_dump_devices(const struct sf_exec *x)
+{
+	struct dirent *de;
+	DIR *dir;
+	int d;
+
+	for (d = 0; d < SF_DEVS; d++) {
+		static const bool table[] = { true, false };
+		char name[16];
+		unsigned int i;
+
+		if (!x->dev[d].exists)
+			continue;
+		snprintf(name, sizeof(name), "dmfz%d", d);
+		for (i = 0; i < ARRAY_SIZE(table); i++) {
+			struct dft_dev dev;
+
+			if (dft_dm_get(name, table[i], &dev)) {
+				printf("#   device: %s: %s\n", name, dft_dm_last_error());
+				break;
+			}
+			printf("#   device: %s (%u:%u)%s %s: %s %.300s\n", name, dev.major,
+			       dev.minor, dev.suspended ? " suspended" : "",
+			       table[i] ? "table" : "status", dev.nr_segs ? dev.segs[0].type : "-",
+			       dev.nr_segs ? dev.segs[0].params : "");
+			dft_dm_put(&dev);
+		}
+	}
+	dir = opendir("/sys/block");
+	while (dir && (de = readdir(dir))) {
+		char inflight[64], name[130], suspended[8];
+		unsigned long r = 0, w = 0;
+
+		if (de->d_name[0] == '.')
+			continue;
+		sys_block_read(de->d_name, "inflight", inflight, sizeof(inflight));
+		sys_block_read(de->d_name, "dm/name", name, sizeof(name));
+		sys_block_read(de->d_name, "dm/suspended", suspended, sizeof(suspended));
+		if (sscanf(inflight, "%lu %lu", &r, &w) != 2)
+			r = w = 0;
+		if (name[0])
+			printf("#   block: %s (%s)%s, in flight %lu %lu\n", de->d_name, name,
+			       strcmp(suspended, "1") ? "" : " suspended", r, w);
+		else if (r || w)
+			printf("#   block: %s, in flight %lu %lu\n", de->d_name, r, w);
+	}
+	if (dir)
+		closedir(dir);
+}
+
 static void *ctl_watchdog(void *arg)
 {
 	struct sf_exec *x = arg;
@@ -750,6 +824,7 @@ static void *ctl_watchdog(void *arg)
 		}
 		if (waited >= SF_CTL_STUCK_MS + x->hung_ms) {
 			ctl_dump_blocked();
+			ctl_dump_devices(x);
 			printf("not ok - hung: '%s' has not returned in %u s\n", x->ctl_text,
 			       (SF_CTL_STUCK_MS + x->hung_ms) / 1000);
 			fflush(stdout);

@@ -33,7 +33,9 @@ fail() {
 	shift
 	_ktap_n=$((_ktap_n + 1)) _ktap_fail=$((_ktap_fail + 1))
 	echo "not ok $_ktap_n $name"
-	[ $# -gt 0 ] && printf '# %s\n' "$@"
+	# every line of every argument a comment: an output shown here may
+	# hold lines a KTAP reader would count
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /'
 	return 0
 }
 

@@ -221,7 +221,7 @@ else
 fi
 
 # A line the watchdog cannot help is a finding, printed after every blocked
-# task's stack: here a remove whose write-back goes to a disk the fuzzer
+# task's stack and the devices: here a remove whose write-back goes to a disk the fuzzer
 # does not own, suspended by the suite.  The suite then resumes the disk
 # and the stuck thread returns.
 lin=sfzlin
@@ -240,10 +240,11 @@ if dmsetup create $lin --table "0 32768 linear $NB 0" && dmsetup suspend $lin; t
 	out=$(cat $T/hang.out)
 	if [ $rc -eq 1 ] &&
 		[[ $out == *"not ok - hung: 'end: remove dmfz0' has not returned in 13 s"* ]] &&
-		echo "$out" | grep -q '^#   blocked: .*dev_remove'; then
-		ok "a line still stuck after the watchdog's help is a hang, shown with the blocked stacks"
+		echo "$out" | grep -q '^#   blocked: .*dev_remove' &&
+		echo "$out" | grep -q "^#   block: dm-$(dmsetup info -c --noheadings -o minor $lin) ($lin) suspended, in flight 0 0"; then
+		ok "a line still stuck after the watchdog's help is a hang, shown with the blocked stacks and the devices"
 	else
-		fail "a line still stuck after the watchdog's help is a hang, shown with the blocked stacks" \
+		fail "a line still stuck after the watchdog's help is a hang, shown with the blocked stacks and the devices" \
 			"exit $rc" "$(echo "$out" | grep -v '^# message' | tail -n 30)"
 	fi
 	dmsetup remove dmfz0 2>/dev/null
@@ -269,7 +270,8 @@ while IFS= read -r -u $follow l; do
 	case $l in
 	"not ok - hung"*) echo "#   $l"; hung=1; break ;;
 	"not ok"*) echo "#   $l"; IFS= read -r -u $follow l && echo "#   $l" ;;
-	ok* | "#   watchdog"* | "#   blocked"* | "# minimised"* | "# written"* | \
+	ok* | "#   watchdog"* | "#   blocked"* | "#   device"* | "#   block:"* | \
+	"# minimised"* | "# written"* | \
 	"# "[0-9]*" sequences"*)
 		echo "#   $l" ;;
 	esac
@@ -289,7 +291,7 @@ elif [ -n "$hung" ]; then
 	# no sequence written: the process that would write it is stuck
 	fail "$what: no finding" "$(echo "$out" | grep '^not ok - hung')" \
 		"$(echo "$out" | grep '^# sequence' | tail -n 1) (replay: dmf-seqfuzz run --seed S --sequences 1)" \
-		"$(echo "$out" | grep '^#   blocked' | tail -n 200)"
+		"$(echo "$out" | grep -E '^#   (blocked|device|block:)' | tail -n 240)"
 else
 	fail "$what: no finding" "$(echo "$out" | grep -A3 '^not ok')" \
 		"sequence:" "$(cat $T/fail.txt.min 2>/dev/null || tail -n 20 $T/fail.txt)"
