@@ -51,7 +51,9 @@
 #                   (dpkg-buildpackage on a copy of the tracked files), then
 #                   lintian; make deb ARCH=arm64: dmfault cross-built for arm64
 #   make deb-check  make deb, then both packages installed and used in a VM on
-#                   each kernel (DKMS builds in the guest: minutes); not in make check
+#                   each kernel (DKMS builds in the guest: minutes); not in make check.
+#                   ARCH=arm64: the arm64 packages on the kernels of the root
+#                   scripts/arm64-root.sh --deb makes (ARM64_DEB_ROOT)
 #   make in-tree-check  scripts/in-tree.sh into Debian's linux-source, build the
 #                   three modules there (CONFIG_DM_FAULT=m); not part of make check
 #   make ARCH=arm64 the modules and the tool cross-built (aarch64-linux-gnu-gcc)
@@ -179,9 +181,11 @@ check-long: deps-check
 dust-ref: need-check
 	@scripts/dm-dust-ref.sh $$(scripts/kvers.sh --build)
 
+# A guest's limit (VM_TIMEOUT) is 7200 s, twice make check's: the rt
+# kernels run the suites slower, and no CI time limit applies here.
 check-flavours: deps-flavours
 	@$(MAKE) -s modules tools dust-ref KVERS="$(KF)"
-	@tests/check --vm-only $(KF)
+	@VM_TIMEOUT=$${VM_TIMEOUT:-7200} tests/check --vm-only $(KF)
 
 DEBUG_KERNELS ?= 6.1 6.12
 
@@ -270,6 +274,7 @@ install: modules tools
 		install -D -m 644 -t $(DESTDIR)/lib/modules/$$k/updates/dm-fault build/$$k/*.ko; \
 		[ -n "$(DESTDIR)" ] || depmod -a $$k; \
 	done
+	@install -D -m 644 mm/dmf-alloc.modprobe.conf $(DESTDIR)/lib/modprobe.d/dm-fault.conf
 	@$(MAKE) -s install-tools
 
 # what make tools built, nothing built here
@@ -281,6 +286,7 @@ uninstall:
 		rm -rf $(DESTDIR)/lib/modules/$$k/updates/dm-fault; \
 		[ -n "$(DESTDIR)" ] || depmod -a $$k; \
 	done
+	@rm -f $(DESTDIR)/lib/modprobe.d/dm-fault.conf
 	@$(MAKE) -s -C tools/dmfault uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 
 # what DKMS builds from: the Kbuild tree and dkms.conf
@@ -293,10 +299,11 @@ dkms-install:
 	@$(MAKE) -s dkms-src
 	@dkms add -m dm-fault -v $(VERSION)
 	@dkms install -m dm-fault -v $(VERSION) $(if $(KVERS),$(addprefix -k ,$(KVERS)),--all)
+	@install -D -m 644 mm/dmf-alloc.modprobe.conf $(DESTDIR)/lib/modprobe.d/dm-fault.conf
 
 dkms-uninstall:
 	@dkms remove -m dm-fault -v $(VERSION) --all
-	@rm -rf $(DKMS_SRC)
+	@rm -rf $(DKMS_SRC) $(DESTDIR)/lib/modprobe.d/dm-fault.conf
 
 # make deb ARCH=arm64: dpkg-buildpackage's cross build (debian/rules takes
 # CC from dpkg's buildtools.mk; the cross profile runs no test)
@@ -313,8 +320,14 @@ deb: need-deb
 	@ls build/deb/*.deb
 	@lintian --fail-on error,warning build/deb/*.deb
 
+# ARCH=arm64: the kernels of the root scripts/arm64-root.sh --deb makes
+ARM64_DEB_ROOT ?= /var/cache/dm-fault/arm64-deb-root
 deb-check: deb
-	@tests/deb-check.sh build/deb $(K)
+	@$(if $(filter arm64,$(ARCH)),k=$$(ls $(ARM64_DEB_ROOT)/boot 2>/dev/null | sed -n 's/^vmlinuz-//p'); \
+		[ -n "$$k" ] || { echo "dm-fault: no arm64 root at $(ARM64_DEB_ROOT):" \
+			"scripts/arm64-root.sh --deb makes it (as root)" >&2; exit 1; }; \
+		ARM64_DEB_ROOT=$(ARM64_DEB_ROOT) tests/deb-check.sh build/deb $${KVERS:-$$k}, \
+		tests/deb-check.sh build/deb $(K))
 
 in-tree-check: need-debug
 	@scripts/in-tree-check.sh

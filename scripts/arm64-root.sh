@@ -16,14 +16,30 @@
 # linux-headers-V-common that the amd64 headers of that kernel install):
 # the root's usr/lib/linux-kbuild-V links to the host's.
 #
+# scripts/arm64-root.sh --deb [DIR] - the root make deb-check ARCH=arm64
+# boots (DIR, else $ARM64_DEB_ROOT, else /var/cache/dm-fault/arm64-deb-root):
+# what a user's arm64 machine has to install dm-fault's packages, the same
+# kernels with their headers installed as on that machine, dkms and its
+# compiler.  It is not a build root: an arm64 compiler and kbuild tools
+# in it are what a user's DKMS runs.
+#
 # Runs as root (mmdebstrap --mode=root; the packages' scripts run under
 # qemu-user through binfmt_misc).  An existing root is kept while its
 # package list is the same; delete DIR to make it again.
 set -euo pipefail
 
-root=${1:-${ARM64_ROOT:-/var/cache/dm-fault/arm64-root}}
-pkgs="linux-image-arm64 linux-image-6.12-arm64 busybox-static kmod dmsetup
-	procps psmisc util-linux mount e2fsprogs xfsprogs fio jq python3 sqlite3"
+deb=
+[ "${1:-}" != --deb ] || { deb=1; shift; }
+if [ -n "$deb" ]; then
+	root=${1:-${ARM64_DEB_ROOT:-/var/cache/dm-fault/arm64-deb-root}}
+	pkgs="linux-image-arm64 linux-image-6.12-arm64 linux-headers-arm64
+		linux-headers-6.12-arm64 dkms gcc make busybox-static kmod dmsetup
+		procps util-linux mount man-db"
+else
+	root=${1:-${ARM64_ROOT:-/var/cache/dm-fault/arm64-root}}
+	pkgs="linux-image-arm64 linux-image-6.12-arm64 busybox-static kmod dmsetup
+		procps psmisc util-linux mount e2fsprogs xfsprogs fio jq python3 sqlite3"
+fi
 stamp=$(echo "$pkgs" | xargs | sha256sum | cut -d' ' -f1)
 
 die() {
@@ -71,6 +87,13 @@ if [ "$(cat "$root/.dmf-arm64-root" 2>/dev/null)" != "$stamp" ]; then
 	echo "$stamp" >"$root.new/.dmf-arm64-root"
 	remove_root "$root"
 	mv "$root.new" "$root"
+fi
+
+if [ -n "$deb" ]; then
+	for img in "$root"/boot/vmlinuz-*; do
+		echo "${img##*/vmlinuz-}"
+	done
+	exit 0
 fi
 
 # Each kernel's build tree, for the host's cross compiler.

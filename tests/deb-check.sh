@@ -4,9 +4,11 @@
 # make deb-check: the packages of make deb, installed in a VM and used with
 # nothing from the checkout: dpkg -i of dm-fault-dkms (its postinst builds
 # the modules with DKMS for the guest's kernel) and dmfault, modprobe
-# dm-fault, a fault device with a rule, dmfault stats.  Each kernel in turn
-# (the DKMS build runs under TCG: a few minutes).  Last line "P passed, F
-# failed".
+# dm-fault, modprobe dmf_alloc through the package's modprobe.d line, a
+# fault device with a rule, dmfault stats.  Each kernel in turn (the DKMS
+# build runs under TCG: a few minutes; on arm64, in the root of
+# scripts/arm64-root.sh --deb, the better part of an hour).  Last line "P
+# passed, F failed".
 #
 # usage: tests/deb-check.sh DEB-DIR KVER...
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,10 +21,12 @@ trap 'rm -f "$script"' EXIT
 cat > "$script" <<EOS
 cd /
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-dpkg -i $debs/dm-fault-dkms_*_all.deb $debs/dmfault_*_amd64.deb > /tmp/dpkg.log 2>&1 ||
+dpkg -i $debs/dm-fault-dkms_*_all.deb $debs/dmfault_*_\$(dpkg --print-architecture).deb \
+	> /tmp/dpkg.log 2>&1 ||
 	{ tail -n 20 /tmp/dpkg.log; exit 1; }
 dkms status | grep "dm-fault.*\$(uname -r).*installed" && echo "ok dkms"
 modprobe dm-fault && lsmod | grep -q '^dmf_engine ' && echo "ok modprobe"
+modprobe dmf_alloc && lsmod | grep -q '^dmf_alloc ' && modprobe -r dmf_alloc && echo "ok alloc"
 modprobe null_blk nr_devices=1 gb=1
 dmsetup create pk --table "0 \$(blockdev --getsz /dev/nullb0) fault /dev/nullb0 0 1 error:op=read" &&
 	! dd if=/dev/mapper/pk of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
@@ -33,8 +37,20 @@ man -w dmfault | grep -q /usr/share/man/man8/dmfault.8 && echo "ok man"
 dmsetup remove pk && modprobe -r dm-fault && echo "ok unload"
 EOS
 for k in "$@"; do
-	out=$("$top/tests/vm/run" --kernel "$k" --mem 2048 --timeout 1800 -- bash "$script" 2>&1)
-	for t in dkms modprobe device dmfault man unload; do
+	# an arm64 kernel boots the root a user's arm64 machine would be
+	if [[ $k == *-arm64 ]]; then
+		root=${ARM64_DEB_ROOT:-/var/cache/dm-fault/arm64-deb-root}
+		if [ ! -e "$root/boot/vmlinuz-$k" ]; then
+			echo "not ok - $k: no $root/boot/vmlinuz-$k (scripts/arm64-root.sh --deb makes it)"
+			f=$((f + 1))
+			continue
+		fi
+		out=$(ARM64_ROOT=$root "$top/tests/vm/run" --arch arm64 --kernel "$k" --mem 2048 \
+			--timeout 5400 -- bash "$script" 2>&1)
+	else
+		out=$("$top/tests/vm/run" --kernel "$k" --mem 2048 --timeout 1800 -- bash "$script" 2>&1)
+	fi
+	for t in dkms modprobe alloc device dmfault man unload; do
 		if echo "$out" | grep -qx "ok $t"; then
 			echo "ok - $k: $t"
 			p=$((p + 1))

@@ -3,12 +3,14 @@
 #
 # make install and DKMS, on the host (make check runs it before the VMs):
 # make install DESTDIR=... lays out the modules for each kernel, dmfault,
-# its man page and completion, and make uninstall takes them all away;
-# dkms builds the three modules from the tree make dkms-src lays out, for
-# every kernel (and the two that need no ftrace for a kernel without it), in a private DKMS tree (nothing of the system's touched);
-# and in a VM per kernel, modprobe over the installed tree loads dm-fault
-# with dmf_engine under it, and a fault device works.  KTAP out, last line
-# "P passed, F failed".
+# its man page and completion and dmf_alloc's modprobe.d line, and make
+# uninstall takes them all away; dkms builds the three modules from the tree
+# make dkms-src lays out, for every kernel (and the two that need no ftrace
+# for a kernel without it), in a private DKMS tree (nothing of the system's
+# touched); and in a VM per kernel, modprobe over the installed tree loads
+# dm-fault with dmf_engine under it, a fault device works, and modprobe
+# dmf_alloc loads it, or says why not from a tree without it.  KTAP out,
+# last line "P passed, F failed".
 #
 # usage: tests/packaging.sh KVER...
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +43,7 @@ done
 for f in sbin/dmfault share/man/man8/dmfault.8 share/bash-completion/completions/dmfault; do
 	check "installed: /usr/$f" test -s "$root/usr/$f"
 done
+check "installed: /lib/modprobe.d/dm-fault.conf" test -s "$root/lib/modprobe.d/dm-fault.conf"
 check "the installed dmfault runs" "$root/usr/sbin/dmfault" rule check "error:op=read,p=1%"
 check "its man page formats" bash -c "man -l '$root/usr/share/man/man8/dmfault.8' > /dev/null"
 check "make uninstall DESTDIR" make -s uninstall DESTDIR="$root" PREFIX=/usr KVERS="$*"
@@ -54,6 +57,12 @@ for k in "$@"; do
 	check "$k: depmod -b on the tree" depmod -b "$root" "$k"
 	expect "$k: dm-fault depends on dmf_engine" "updates/dm-fault/dmf_engine.ko" \
 		"$(awk -F': ' '$1 ~ /dm-fault.ko$/ {print $2}' "$root/lib/modules/$k/modules.dep")"
+done
+# the same tree with no dmf_alloc, as on a kernel it is not built for
+cp -a "$root" "$tmp/noalloc"
+for k in "$@"; do
+	rm "$tmp/noalloc/lib/modules/$k/updates/dm-fault/dmf_alloc.ko"
+	depmod -b "$tmp/noalloc" "$k"
 done
 
 if command -v dkms > /dev/null; then
@@ -102,6 +111,20 @@ for k in "$@"; do
 		"dm_fault dmf_engine|read:1:4096:1:4096|unloaded" \
 		"$(echo "$out" | grep -E '^(dm_fault|read:|unloaded)' | paste -sd'|')"
 	echo "$out" | grep -q '^unloaded' || echo "$out" | tail -n 5 | sed 's/^/# /'
+	# modprobe.d's word for dmf_alloc: load it where it is, say why not
+	# where it is not (MODPROBE_OPTIONS reaches the modprobe it runs)
+	out=$(tests/vm/run --kernel "$k" --timeout 300 -- bash -c "
+		test -s '$root/lib/modprobe.d/dm-fault.conf' || exit 1
+		MODPROBE_OPTIONS='-d $tmp/noalloc -C $tmp/noalloc/lib/modprobe.d' modprobe dmf_alloc
+		echo \"noalloc rc=\$? loaded=\$(lsmod | grep -c '^dmf_alloc ')\"
+		MODPROBE_OPTIONS='-d $root -C $root/lib/modprobe.d' modprobe dmf_alloc
+		echo \"alloc rc=\$? loaded=\$(lsmod | grep -c '^dmf_alloc ')\"
+		modprobe -d '$root' -r dmf_alloc dm-fault && echo unloaded" 2>&1)
+	expect "$k: modprobe dmf_alloc with none installed fails, saying why" \
+		"modprobe: dmf_alloc is not built for kernel $k: the allocator hooks need an x86-64 or arm64 kernel with CONFIG_KPROBES|noalloc rc=1 loaded=0" \
+		"$(echo "$out" | grep -oE '(modprobe: dmf_alloc is not built for kernel [0-9][^:]*: [^,]*|^noalloc rc=.*)' | paste -sd'|')"
+	expect "$k: ... and with it installed loads it through the same line" \
+		"alloc rc=0 loaded=1|unloaded" "$(echo "$out" | grep -E '^(alloc rc=|unloaded)' | paste -sd'|')"
 done
 ktap_end
 echo "$_ktap_pass passed, $_ktap_fail failed"

@@ -35,6 +35,11 @@ if [ ! -e "$BUILD/dmf_alloc.ko" ]; then
 	lacks=$(alloc_lacks)
 	if [ -n "$lacks" ]; then
 		ok "dmf_alloc not built for $KVER: the kernel has no $lacks"
+		# modprobe.d's line says so when asked for it
+		out=$(MODPROBE_OPTIONS="-C $top/mm/dmf-alloc.modprobe.conf" modprobe dmf_alloc 2>&1)
+		expect "modprobe dmf_alloc fails, saying why" \
+			"1 modprobe: dmf_alloc is not built for kernel $KVER: the allocator hooks need" \
+			"$? $(grep -o "modprobe: dmf_alloc is not built for kernel $KVER: [a-z ]*need" <<< "$out")"
 	else
 		fail "dmf_alloc not built for $KVER" "its config has all Kbuild asks for"
 	fi
