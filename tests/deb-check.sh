@@ -31,10 +31,9 @@ modprobe dm-fault && lsmod | grep -q '^dmf_engine ' && echo "ok modprobe"
 if modprobe dmf_alloc 2>/tmp/alloc.err; then
 	lsmod | grep -q '^dmf_alloc ' && modprobe -r dmf_alloc && echo "ok alloc"
 elif grep -q "^modprobe: dmf_alloc is not built for kernel \$(uname -r): " /tmp/alloc.err; then
-	for o in KPROBES DYNAMIC_FTRACE HAVE_DYNAMIC_FTRACE_WITH_ARGS; do
-		grep -q "^CONFIG_\$o=y" /boot/config-\$(uname -r) ||
-			{ echo "alloc: not built, and the kernel has no \$o"; echo "ok alloc"; break; }
-	done
+	lacks=\$(kernel_source_dir=/lib/modules/\$(uname -r)/build
+		. /usr/src/dm-fault-*/dkms.conf; dmf_alloc_lacks)
+	[ -n "\$lacks" ] && echo "alloc: not built, and the kernel has no \$lacks" && echo "ok alloc"
 else
 	cat /tmp/alloc.err
 fi

@@ -97,7 +97,9 @@ else
 fi
 
 # modprobe in a VM, over the installed tree, with the modules of the checkout
-# out of the way: tests/vm/run's guest sees the host's /tmp
+# out of the way: tests/vm/run's guest sees the host's /tmp.  Then
+# modprobe.d's word for dmf_alloc: it loads it where it is and says why
+# not where it is not (MODPROBE_OPTIONS reaches the modprobe it runs).
 for k in "$@"; do
 	out=$(tests/vm/run --kernel "$k" --timeout 300 -- bash -c "
 		modprobe dm-mod && modprobe -d '$root' dm-fault || exit 1
@@ -105,26 +107,24 @@ for k in "$@"; do
 		modprobe null_blk nr_devices=1 gb=1 && dmsetup create pk --table \
 			\"0 \$(blockdev --getsz /dev/nullb0) fault /dev/nullb0 0 1 error:op=read\" &&
 		! dd if=/dev/mapper/pk of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
-		dmsetup status pk | awk '{print \$5}' && dmsetup remove pk &&
-		modprobe -d '$root' -r dm-fault && echo unloaded" 2>&1)
-	expect "$k: modprobe -d loads dm-fault and dmf_engine; a read fails as its rule says; unload" \
-		"dm_fault dmf_engine|read:1:4096:1:4096|unloaded" \
-		"$(echo "$out" | grep -E '^(dm_fault|read:|unloaded)' | paste -sd'|')"
-	echo "$out" | grep -q '^unloaded' || echo "$out" | tail -n 5 | sed 's/^/# /'
-	# modprobe.d's word for dmf_alloc: load it where it is, say why not
-	# where it is not (MODPROBE_OPTIONS reaches the modprobe it runs)
-	out=$(tests/vm/run --kernel "$k" --timeout 300 -- bash -c "
+		dmsetup status pk | awk '{print \$5}' && dmsetup remove pk
 		test -s '$root/lib/modprobe.d/dm-fault.conf' || exit 1
 		MODPROBE_OPTIONS='-d $tmp/noalloc -C $tmp/noalloc/lib/modprobe.d' modprobe dmf_alloc
 		echo \"noalloc rc=\$? loaded=\$(lsmod | grep -c '^dmf_alloc ')\"
 		MODPROBE_OPTIONS='-d $root -C $root/lib/modprobe.d' modprobe dmf_alloc
 		echo \"alloc rc=\$? loaded=\$(lsmod | grep -c '^dmf_alloc ')\"
-		modprobe -d '$root' -r dmf_alloc dm-fault && echo unloaded" 2>&1)
+		modprobe -d '$root' -r dmf_alloc dm-fault
+		echo \"unload rc=\$? left=\$(lsmod | grep -cE '^(dm_fault|dmf_engine|dmf_alloc) ')\"" 2>&1)
+	expect "$k: modprobe -d loads dm-fault and dmf_engine; a read fails as its rule says" \
+		"dm_fault dmf_engine|read:1:4096:1:4096" \
+		"$(echo "$out" | grep -E '^(dm_fault|read:)' | paste -sd'|')"
 	expect "$k: modprobe dmf_alloc with none installed fails, saying why" \
 		"modprobe: dmf_alloc is not built for kernel $k: the allocator hooks need an x86-64 or arm64 kernel with CONFIG_KPROBES|noalloc rc=1 loaded=0" \
 		"$(echo "$out" | grep -oE '(modprobe: dmf_alloc is not built for kernel [0-9][^:]*: [^,]*|^noalloc rc=.*)' | paste -sd'|')"
-	expect "$k: ... and with it installed loads it through the same line" \
-		"alloc rc=0 loaded=1|unloaded" "$(echo "$out" | grep -E '^(alloc rc=|unloaded)' | paste -sd'|')"
+	expect "$k: ... and with it installed loads it through the same line; modprobe -r unloads all three" \
+		"alloc rc=0 loaded=1|unload rc=0 left=0" \
+		"$(echo "$out" | grep -E '^(alloc rc=|unload rc=)' | paste -sd'|')"
+	echo "$out" | grep -q '^unload rc=0 left=0' || echo "$out" | tail -n 5 | sed 's/^/# /'
 done
 ktap_end
 echo "$_ktap_pass passed, $_ktap_fail failed"

@@ -447,7 +447,10 @@ static noinline int fault_map_full(struct fault_c *fc, struct bio *bio, unsigned
  * own: a dm device below reloaded onto a disk of 4 KiB blocks.  Such a bio
  * would reach the driver below, which trusts the block layer's alignment
  * (null_blk copies a 4 KiB block to the bio's offset in its page, past the
- * page's end).  An empty flush has no sector to check.
+ * page's end).  An empty flush has no sector to check.  The bio's memory
+ * is not looked at: the block layer asks of a segment only the queue's
+ * dma_alignment, which is 511 for virtio, loop, null_blk and dm alike, so
+ * a device above never has a smaller one.
  *
  * No logical block is larger than a page (blk_validate_block_size()), so a
  * bio of whole pages at a page's sector is whole blocks of any device: map

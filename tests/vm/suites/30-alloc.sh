@@ -18,15 +18,14 @@ SYS=$W/sys
 DMSETUP=$(command -v dmsetup)
 ENOMEM=12
 
-# What Kbuild asks of a kernel for dmf_alloc: the first of these it lacks.
+# The first of what dkms.conf asks for dmf_alloc that the kernel lacks, or nothing.
 alloc_lacks() {
-	local c=/boot/config-$KVER o
-
-	[ -r "$c" ] || { echo "(no $c)"; return; }
-	grep -qE '^CONFIG_(X86_64|ARM64)=y' "$c" || { echo "X86_64 or ARM64"; return; }
-	for o in KPROBES DYNAMIC_FTRACE HAVE_DYNAMIC_FTRACE_WITH_ARGS; do
-		grep -q "^CONFIG_$o=y" "$c" || { echo "$o"; return; }
-	done
+	(
+		set +u
+		kernel_source_dir=/lib/modules/$KVER/build
+		. "$top/dkms.conf"
+		dmf_alloc_lacks
+	)
 }
 
 check "modules load" dmf_load
