@@ -284,16 +284,29 @@ static long io_run(struct sf_io *io, int fd, void *buf)
 /*
  * A buffer for O_DIRECT; from 2 MiB on, huge-page aligned and advised, so
  * that large I/O comes as bios of few multi-page segments, as it does from
- * programs whose memory transparent huge pages back.
+ * programs whose memory transparent huge pages back.  The data starts at
+ * @disk_byte's place in a page (a multiple of 512 bytes), so that every
+ * byte sits at its disk offset's place in a page.
+ *
+ * An I/O that is not whole blocks of a larger block below (on a device
+ * loaded before the device below it was reloaded onto 4 KiB blocks) is
+ * split by dm at a dust block or a table's end, and the fault target
+ * refuses the pieces that are not whole blocks; the others go to the
+ * disk.  The block layer asks of their memory only dma_alignment, 511,
+ * but null_blk (6.1, 6.12) copies a segment in whole blocks from its
+ * sector's place in null_blk's page: from a buffer placed otherwise, a
+ * segment that starts inside a block is copied past that page's end,
+ * over other kernel memory.
  */
-static int io_buffer(void **buf, size_t len)
+static int io_buffer(void **base, void **buf, size_t len, uint64_t disk_byte)
 {
-	size_t align = len >= (2u << 20) ? 2u << 20 : 4096;
+	size_t align = len >= (2u << 20) ? 2u << 20 : 4096, skew = disk_byte & 4095;
 
-	if (posix_memalign(buf, align, len))
+	if (posix_memalign(base, align, len + skew))
 		return -ENOMEM;
 	if (align > 4096)
-		madvise(*buf, len, MADV_HUGEPAGE);
+		madvise(*base, len + skew, MADV_HUGEPAGE);
+	*buf = (char *)*base + skew;
 	return 0;
 }
 
@@ -302,7 +315,7 @@ static void *io_thread(void *arg)
 	struct sf_io *io = arg;
 	struct sf_exec *x = io->x;
 	bool data = io->kind <= SF_IO_FUA;
-	void *buf = NULL;
+	void *base = NULL, *buf = NULL;
 	char path[64];
 	long res;
 	int fd;
@@ -311,7 +324,7 @@ static void *io_thread(void *arg)
 	fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
 	if (fd < 0) {
 		res = -errno;
-	} else if (data && io_buffer(&buf, io->len)) {
+	} else if (data && io_buffer(&base, &buf, io->len, io->disk_sector << 9)) {
 		res = -ENOMEM;
 	} else {
 		if (io->kind != SF_IO_READ && data)
@@ -347,7 +360,7 @@ static void *io_thread(void *arg)
 	io->res = res;
 	io->done = true;
 	pthread_mutex_unlock(&x->lock);
-	free(buf);
+	free(base);
 	return NULL;
 }
 

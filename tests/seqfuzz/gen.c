@@ -584,33 +584,6 @@ static void gen_msg(struct sf_gen *g, struct sf_out *o, int d)
 	put(o, "msg dmfz%d %s", d, msg);
 }
 
-/**
- * splits_unaligned - may dm pass pieces of this I/O on cut off their blocks?
- * @lbs: the device's own logical block
- * @plbs: the largest logical block on its path (path_lbs())
- * @off: offset, bytes
- * @len: length, bytes
- *
- * I/O that is not whole blocks of the path, to a device whose own block
- * is smaller, passes the block layer above and is refused where it meets
- * the larger block, piece by piece as dm split it at a dust block or a
- * table's end.  A piece that starts and ends on blocks of the path goes
- * on, whole blocks by its sectors, with its memory cut where the split
- * fell.  null_blk (6.1, 6.12) copies a segment in whole blocks from its
- * sector's place in null_blk's page, so a segment that starts inside a
- * block is copied past that page's end, over whatever memory follows; an
- * O_DIRECT read of 8 KiB from a buffer 512 bytes into a page, straight
- * from a null_blk of 4 KiB blocks, returns 4590 wrong bytes.  Such I/O is
- * kept shorter than one block of the path: none of its pieces passes,
- * and the refusal is still exercised.
- *
- * Return: true if @off and @len give such pieces.
- */
-static bool splits_unaligned(uint64_t lbs, uint64_t plbs, uint64_t off, uint64_t len)
-{
-	return lbs < plbs && ((off | len) & (plbs - 1)) && len >= plbs;
-}
-
 /* "io dmfzD <kind> <offset> <length> <flags> <tag>", bytes */
 static void gen_io(struct sf_gen *g, struct sf_out *o, int d)
 {
@@ -620,7 +593,7 @@ static void gen_io(struct sf_gen *g, struct sf_out *o, int d)
 	};
 	struct sf_rng *r = &g->rng;
 	struct sf_gdev *gd = &g->dev[d];
-	uint64_t bytes = gd->len << 9, plbs = path_lbs(g, d), lbs, off, len;
+	uint64_t bytes = gd->len << 9, lbs, off, len;
 	const char *kind = PICK(r, kinds);
 	static const char *const flags[] = { "-", "-", "-", "-", "async", "nowait",
 					      "async,nowait", "uring", "uring,nowait",
@@ -628,7 +601,7 @@ static void gen_io(struct sf_gen *g, struct sf_out *o, int d)
 	const char *fl = PICK(r, flags);
 
 	/* mostly I/O the path can take, sometimes what only the device's own block allows */
-	lbs = sf_chance(r, 90) ? plbs : gd->lbs;
+	lbs = sf_chance(r, 90) ? path_lbs(g, d) : gd->lbs;
 	off = sf_below(r, bytes) / lbs * lbs;
 	switch (sf_below(r, 4)) {
 	case 0:
@@ -654,10 +627,7 @@ static void gen_io(struct sf_gen *g, struct sf_out *o, int d)
 	if (!strcmp(kind, "read") && gd->wr_len && sf_chance(r, 50)) {
 		off = gd->wr_off;
 		len = gd->wr_len;
-	}
-	if (splits_unaligned(gd->lbs, plbs, off, len))
-		len = (1 + sf_below(r, plbs / gd->lbs - 1)) * gd->lbs;
-	if (!strcmp(kind, "write") || !strcmp(kind, "fua") || !strcmp(kind, "zeroes")) {
+	} else if (!strcmp(kind, "write") || !strcmp(kind, "fua") || !strcmp(kind, "zeroes")) {
 		gd->wr_off = off;
 		gd->wr_len = len;
 	}

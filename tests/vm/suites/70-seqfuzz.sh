@@ -146,6 +146,30 @@ for sz in 512 4096; do
 	fi
 done
 
+# A write that is not whole blocks of the 4 KiB disk below, to a fault-dust
+# device loaded while the fault device under it was on 512-byte blocks: dm
+# splits it at the dust blocks, the fault target refuses the pieces that
+# are not whole blocks and passes the others to null_blk, whose blocks they
+# fill whole only if each piece's memory starts where its sector does in a
+# block (null_blk copies in whole blocks; from a buffer placed otherwise
+# it leaves part of a block unwritten and writes past its page).
+printf '%s\n' "create dmfz0 fault 16384 d0 0" "create dmfz1 fault-dust 16384 m0 0 8192" \
+	"suspend dmfz0" "load dmfz0 fault 16384 d1 32768" "resume dmfz0" \
+	"io dmfz1 write 3072 53248 - 50" > $T/split.seq
+out=$("$SF" replay "$T/split.seq" "${disks[@]}" 2>&1)
+rc=$?
+# the disk's 4 KiB blocks the write reached, as 512-byte sectors: 0 zeroes, 1 data
+blocks=$(dd if="$NB4" bs=4096 skip=$((32768 / 8)) count=15 iflag=direct status=none |
+	python3 -c 'import sys; b = sys.stdin.buffer.read()
+print(" ".join("".join("1" if any(b[i + j:i + j + 512]) else "0" for j in range(0, 4096, 512))
+	       for i in range(0, len(b), 4096)))')
+expect "a split write to 4 KiB null_blk: refused pieces, the rest whole 4 KiB blocks" \
+	"0 1 I/Os (1 failed) 00000000 00000000$(printf ' 11111111%.0s' {1..10}) 00000000 00000000 00000000" \
+	"$rc $(echo "$out" | grep -o ' 1 I/Os ([0-9]* failed)' | sed 's/^ //') $blocks"
+expect "... the first piece is refused with its reason" \
+	"write of 5120 bytes at sector 6 refused: not whole 4096-byte blocks" \
+	"$(dmesg | grep -o 'write of [0-9]* bytes at sector 6 refused: not whole 4096-byte blocks' | tail -n 1)"
+
 # io_uring: writes and a flush through a ring, read back through a ring and
 # checked.
 for sz in 512 4096; do
