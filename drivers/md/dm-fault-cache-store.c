@@ -441,7 +441,23 @@ void fault_wb_init(struct fault_wb *wb)
 	wb->nr = 0;
 }
 
-/* Write sectors [@first, @first + @nr) of block @cw to the disk. */
+static noinline __cold void fault_wb_refuse(struct fault_c *fc, struct fault_wb *wb,
+					    sector_t sector, unsigned int nr)
+{
+	DMWARN_LIMIT("%s: %s of %u bytes at sector %llu refused: not whole %u-byte blocks of %pg",
+		     fault_dev_name(fc), "write-back", nr << SECTOR_SHIFT,
+		     (unsigned long long)sector, bdev_logical_block_size(fc->dev->bdev),
+		     fc->dev->bdev);
+	wb->status = BLK_STS_IOERR;
+}
+
+/*
+ * Write sectors [@first, @first + @nr) of block @cw to the disk.  A block
+ * cached while the device below took 512-byte blocks is not written once
+ * it has grown them (a dm device below reloaded onto a disk of 4 KiB
+ * blocks) and the sectors are not whole blocks of it: the batch fails as
+ * map fails such a bio, with the reason, and its blocks stay cached.
+ */
 void fault_wb_submit(struct fault_cache *c, struct fault_wb *wb, struct fault_cw *cw,
 		     unsigned int first, unsigned int nr)
 {
@@ -449,6 +465,10 @@ void fault_wb_submit(struct fault_cache *c, struct fault_wb *wb, struct fault_cw
 	blk_opf_t op = REQ_OP_WRITE;
 	struct bio *bio;
 
+	if (unlikely(fault_below_misaligned(fc, cw->sector + first, nr))) {
+		fault_wb_refuse(fc, wb, cw->sector + first, nr);
+		return;
+	}
 	if (cw->flags & FAULT_CW_DISCARD)
 		op = REQ_OP_DISCARD;
 	else if (cw->flags & FAULT_CW_ZEROES)

@@ -467,8 +467,7 @@ static inline bool fault_misaligned(struct fault_c *fc, struct bio *bio, sector_
 
 	if (likely(!(edges & (PAGE_SECTORS - 1))))
 		return false;
-	return nr && fc->dev &&
-	       (edges & ((bdev_logical_block_size(fc->dev->bdev) >> SECTOR_SHIFT) - 1));
+	return fault_below_misaligned(fc, sector, nr);
 }
 
 /*

@@ -237,6 +237,18 @@ static inline const char *fault_dev_name(struct fault_c *fc)
 	return dm_device_name(dm_table_get_md(fc->ti->table));
 }
 
+/*
+ * Are @nr sectors at the device's @sector not whole logical blocks of the
+ * device below, as it is now?  It may have grown its blocks since this
+ * table was loaded (fault_misaligned()).
+ */
+static inline bool fault_below_misaligned(struct fault_c *fc, sector_t sector, unsigned int nr)
+{
+	return nr && fc->dev &&
+	       (((fc->start + sector) | nr) &
+		((bdev_logical_block_size(fc->dev->bdev) >> SECTOR_SHIFT) - 1));
+}
+
 /**
  * fault_map_bits_update - tell map whether a bio needs more than the rules
  * @fc: the device

@@ -144,6 +144,21 @@ growing_blocks() {
 		"$(dmsetup message gc 0 stats | awk '/^rule 1/ {print $7}')"
 	dmsetup remove gc
 	dmsetup remove ga
+	# the fault device on top with a write cache: a block it cached while
+	# the disk below took 512-byte blocks is not written back as a piece
+	# of a 4 KiB one; the flush fails with the reason
+	dm_create ga "0 $LS linear $NB 0"
+	dm_create gc "0 $LS fault /dev/mapper/ga 0 0 1 cache"
+	check "growing blocks: a write of 512 bytes at sector 7 is cached" \
+		dd if=/dev/urandom of=/dev/mapper/gc bs=512 seek=7 count=1 oflag=direct status=none
+	dmsetup reload ga --table "0 $LS linear $L4 0" && dmsetup resume ga
+	refused "growing blocks: its write-back to the 4 KiB disk is refused, and the flush fails" \
+		"fault: [0-9]+:[0-9]+: write-back of 512 bytes at sector 7 refused: not whole 4096-byte blocks of dm-[0-9]+" \
+		dd if=/dev/zero of=/dev/mapper/gc bs=512 count=0 conv=fsync status=none
+	expect "growing blocks: the block stays cached" 1 \
+		"$(dmsetup status gc | awk '{c = 5 + $4; split($(c + $c + 2), f, ":"); print f[2]}')"
+	dmsetup remove gc
+	dmsetup remove ga
 }
 modprobe loop 2>/dev/null
 truncate -s 64M /dev/shm/lbs4k.img
