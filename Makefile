@@ -181,8 +181,8 @@ check-long: deps-check
 dust-ref: need-check
 	@scripts/dm-dust-ref.sh $$(scripts/kvers.sh --build)
 
-# A guest's limit (VM_TIMEOUT) is 7200 s, twice make check's: the rt
-# kernels run the suites slower, and no CI time limit applies here.
+# A guest's limit (VM_TIMEOUT) is 7200 s, more than make check's 4500:
+# the rt kernels run the suites slower, and no CI time limit applies here.
 check-flavours: deps-flavours
 	@$(MAKE) -s modules tools dust-ref KVERS="$(KF)"
 	@VM_TIMEOUT=$${VM_TIMEOUT:-7200} tests/check --vm-only $(KF)

@@ -21,9 +21,18 @@ ktap_begin() {
 	echo "# suite: $1 (kernel $KVER, ${2:-$(by_length long short) form})"
 }
 
+# _ktap_time: with DMF_TEST_TIMES=1, a comment after each test with the
+# seconds since the one before, to find what makes a suite long
+_ktap_time() {
+	[ "${DMF_TEST_TIMES:-0}" = 1 ] || return 0
+	echo "# $((SECONDS - ${_ktap_t:-0})) s"
+	_ktap_t=$SECONDS
+}
+
 ok() {
 	_ktap_n=$((_ktap_n + 1)) _ktap_pass=$((_ktap_pass + 1))
 	echo "ok $_ktap_n $*"
+	_ktap_time
 }
 
 # fail NAME [DIAGNOSTIC...]
@@ -36,12 +45,13 @@ fail() {
 	# every line of every argument a comment: an output shown here may
 	# hold lines a KTAP reader would count
 	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /'
-	return 0
+	_ktap_time
 }
 
 skip() {
 	_ktap_n=$((_ktap_n + 1)) _ktap_skip=$((_ktap_skip + 1))
 	echo "ok $_ktap_n $1 # SKIP $2"
+	_ktap_time
 }
 
 # check NAME CMD [ARGS...]: ok if CMD exits 0; its output is shown on failure.
@@ -342,6 +352,13 @@ dm_injected() {
 			}
 			n = $(12 + $11) }
 		END {print d + 0, h + 0, n + 0}'
+}
+
+# cache_field DEV N: the N-th field of the status's cache word, after the
+# rules and the held count (1: state, 2: cached blocks, 4: its high-water
+# mark, 5: the limit, 7: flushes, 8: FUA writes, 9: forced write-backs)
+cache_field() {
+	dmsetup status "$1" | awk -v n="$2" '{c = 5 + $4; split($(c + $c + 2), f, ":"); print f[n]}'
 }
 
 # wait_until N CMD...: run CMD every 0.1 s until it succeeds, N times at

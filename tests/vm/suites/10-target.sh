@@ -156,7 +156,7 @@ growing_blocks() {
 		"fault: [0-9]+:[0-9]+: write-back of 512 bytes at sector 7 refused: not whole 4096-byte blocks of dm-[0-9]+" \
 		dd if=/dev/zero of=/dev/mapper/gc bs=512 count=0 conv=fsync status=none
 	expect "growing blocks: the block stays cached" 1 \
-		"$(dmsetup status gc | awk '{c = 5 + $4; split($(c + $c + 2), f, ":"); print f[2]}')"
+		"$(cache_field gc 2)"
 	dmsetup remove gc
 	dmsetup remove ga
 }

@@ -735,7 +735,7 @@ TABLE="0 $S fault $NB 0 1 error:op=read,p=1%"
 # SWEEP_HEAD, then every SWEEP_STRIDE-th one, still until a run that
 # completes without a fault; make check-long (DMF_LONG=1) takes every step.
 SWEEP_HEAD=$(by_length 2000 20)
-SWEEP_STRIDE=$(by_length 1 7)
+SWEEP_STRIDE=$(by_length 1 13)
 
 # sweep NAME SETUP CLEANUP -- DMSETUP-ARGS: one sweep; SETUP and CLEANUP run
 # unmarked.  A step that fails must have had its fault injected, and say
@@ -814,13 +814,10 @@ sweep_remove_cleanup() {
 sweep remove "$DMSETUP create dmfa-sw --table '$TABLE'" sweep_remove_cleanup -- remove dmfa-sw
 # the write cache's recording and views: a failed step leaves the state it found
 CTABLE="$TABLE 1 cache"
-cache_state() {
-	$DMSETUP status dmfa-sw | awk '{c = 5 + $4; split($(c + $c + 2), f, ":"); print f[1]}'
-}
 sweep_record_cleanup() {
 	local st
 
-	st=$(cache_state)
+	st=$(cache_field dmfa-sw 1)
 	[ "$st" = "$([ "$src" -eq 0 ] && echo recording || echo on)" ] ||
 		{ echo "# step $n: exit $src, the cache is $st"; return 1; }
 	$DMSETUP remove dmfa-sw
@@ -835,7 +832,7 @@ record_setup() {
 sweep_view_cleanup() {
 	local st
 
-	st=$(cache_state)
+	st=$(cache_field dmfa-sw 1)
 	[ "$st" = "$([ "$src" -eq 0 ] && echo view || echo crashed)" ] ||
 		{ echo "# step $n: exit $src, the cache is $st"; return 1; }
 	$DMSETUP remove dmfa-sw
@@ -857,7 +854,8 @@ fio --name=arm --filename="$NB" --ioengine=libaio --direct=1 --rw=randrw --bs=4k
 fpid=$!
 sleep 2
 t0=$(date +%s)
-for i in $(seq 100); do
+cycles=$(by_length 100 30)
+for i in $(seq $cycles); do
 	put $SL/probability 1/1000
 	put $PG/probability 1/1000
 	put $SL/probability 0
@@ -867,14 +865,14 @@ t1=$(date +%s)
 running=$(kill -0 $fpid 2>/dev/null && echo running || echo stopped)
 kill -INT $fpid
 wait $fpid
-expect "fio ran through 100 arm/disarm cycles ($((t1 - t0)) s)" "running" "$running"
+expect "fio ran through $cycles arm/disarm cycles ($((t1 - t0)) s)" "running" "$running"
 # fio may put a line such as "fio: terminating on signal 2" before the JSON
 sed -n '/^{/,$p' $W/fio.json > $W/fio.clean.json
 ios=$(jq '[.jobs[] | .read.total_ios + .write.total_ios] | add' $W/fio.clean.json)
 expect "fio saw no I/O error ($ios I/Os), nothing injected" "0 0" \
 	"$(jq '[.jobs[].error] | add' $W/fio.clean.json) $(($(counter $SL injected) + $(counter $PG injected) - i0))"
-expect "100 arms counted, both hooks off, nothing patched" \
-	"arms=$(( ${a0#arms=} + 100 )) off off 0 0" \
+expect "$cycles arms counted, both hooks off, nothing patched" \
+	"arms=$(( ${a0#arms=} + cycles )) off off 0 0" \
 	"$(awk 'NR == 1 {print $3}' $SL/probes) $(armed $SL) $(armed $PG) $(patched $SL) $(patched $PG)"
 
 # --- module parameters -------------------------------------------------------------

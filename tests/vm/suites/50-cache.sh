@@ -44,11 +44,6 @@ direct_sum() {
 	md5sum < $T/direct
 }
 
-# cache_field DEV N: the N-th field (1: state) of the status's cache word
-cache_field() {
-	dmsetup status "$1" | awk -v n="$2" '{c = 5 + $4; split($(c + $c + 2), f, ":"); print f[n]}'
-}
-
 # --- the table and the status ------------------------------------------------
 check "a table with the cache feature" dm_create c "0 $S fault $NB 0 0 1 cache"
 expect "the table prints the feature back" "$NB 0 0 1 cache" \

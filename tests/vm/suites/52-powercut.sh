@@ -19,11 +19,6 @@ NB=$(nullb_create nbpc 512 1 512 discard)
 NB4=$(nullb_create nbpc4 64 1 4096)
 S=$(dm_size "$NB")
 
-# cache_field DEV N: the N-th field (1: state) of the status's cache word
-cache_field() {
-	dmsetup status "$1" | awk -v n="$2" '{c = 5 + $4; split($(c + $c + 2), f, ":"); print f[n]}'
-}
-
 # blk DEV N: 4 KiB block N of DEV, read past the page cache, as an md5
 blk() {
 	dd if="$1" bs=4k skip="$2" count=1 iflag=direct status=none | md5sum | cut -d' ' -f1

@@ -22,20 +22,21 @@ NB=$(nullb_create nbcc 512 1)
 # durable once it completes, so only a crash while one is in flight leaves part
 # of it.  A reader that checks every sector survives every state; one that
 # trusts a record's first sector fails, and only in those torn states.
-# dsync MODE: crashtest of 8 records, its JSON in $T/dsync-MODE.json
+# dsync MODE: crashtest of $DN records, its JSON in $T/dsync-MODE.json
+DN=$(by_length 8 4)
 dsync() {
-	dmfault crashtest --max-states 60 --json --setup "$C/dsync.sh setup raw $1 8" \
-		--workload "$C/dsync.sh workload raw $1 8" --check "$C/dsync.sh check raw $1 8" \
-		"$NB" > "$T/dsync-$1.json" 2> "$T/dsync-$1.err"
+	dmfault crashtest --max-states "$(by_length 60 20)" --json \
+		--setup "$C/dsync.sh setup raw $1 $DN" --workload "$C/dsync.sh workload raw $1 $DN" \
+		--check "$C/dsync.sh check raw $1 $DN" "$NB" > "$T/dsync-$1.json" 2> "$T/dsync-$1.err"
 }
 
 dsync verify
 expect "an O_DSYNC log read back with every sector checked survives every state" 0 $?
 check "... over states that tear a record in flight" python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
+d, n = json.load(open(sys.argv[1])), int(sys.argv[2])
 e = d["epochs"]
 assert d["states"]["checked"] >= 10 and d["states"]["failed"] == 0, d["states"]
-assert sum(x["fua"] for x in e) == 8 and len(e) >= 8, e' "$T/dsync-verify.json"
+assert sum(x["fua"] for x in e) == n and len(e) >= n, e' "$T/dsync-verify.json" $DN
 dsync header
 expect "an O_DSYNC log whose reader trusts a record's first sector fails" 1 $?
 check "... only in states that tear the FUA write in flight at the crash" python3 -c 'import json, re, sys

@@ -156,6 +156,7 @@ done
 printf '%s\n' "create dmfz0 fault 16384 d0 0" "create dmfz1 fault-dust 16384 m0 0 8192" \
 	"suspend dmfz0" "load dmfz0 fault 16384 d1 32768" "resume dmfz0" \
 	"io dmfz1 write 3072 53248 - 50" > $T/split.seq
+kmsg_mark
 out=$("$SF" replay "$T/split.seq" "${disks[@]}" 2>&1)
 rc=$?
 # the disk's 4 KiB blocks the write reached, as 512-byte sectors: 0 zeroes, 1 data
@@ -168,7 +169,7 @@ expect "a split write to 4 KiB null_blk: refused pieces, the rest whole 4 KiB bl
 	"$rc $(echo "$out" | grep -o ' 1 I/Os ([0-9]* failed)' | sed 's/^ //') $blocks"
 expect "... the first piece is refused with its reason" \
 	"write of 5120 bytes at sector 6 refused: not whole 4096-byte blocks" \
-	"$(dmesg | grep -o 'write of [0-9]* bytes at sector 6 refused: not whole 4096-byte blocks' | tail -n 1)"
+	"$(kmsg_since | grep -o 'write of [0-9]* bytes at sector 6 refused: not whole 4096-byte blocks' | tail -n 1)"
 
 # io_uring: writes and a flush through a ring, read back through a ring and
 # checked.
